@@ -1,0 +1,12 @@
+package io.github.delayqueue.api;
+
+/**
+ * The queue could not do what was asked because its storage failed (the database is unreachable, for instance).
+ * When {@code schedule} throws it, the task was not stored: the caller still owns it and may retry.
+ */
+public class DelayQueueException extends RuntimeException {
+
+    public DelayQueueException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

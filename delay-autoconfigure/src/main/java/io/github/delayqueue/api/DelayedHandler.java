@@ -1,0 +1,39 @@
+package io.github.delayqueue.api;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Marks a bean method that runs the tasks of one type. The method may declare one payload parameter, bound from the
+ * task's JSON with the application's Jackson mapper, and a {@link TaskContext} parameter, in any order. Returning
+ * normally completes the task; throwing schedules a retry until {@link #maxAttempts()} is reached.
+ *
+ * <p>String attributes accept {@code ${...}} placeholders; durations accept {@code 10s}, {@code 500ms}, {@code 2m}
+ * or ISO-8601 ({@code PT10S}). Attributes left at their defaults take the {@code delay.retry.*} properties.
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface DelayedHandler {
+
+    /** The task type this method runs, e.g. {@code order.cancel}; one handler per type. */
+    String type();
+
+    /** Attempts allowed in all; {@code 0} takes {@code delay.retry.max-attempts}. A task's own value wins. */
+    int maxAttempts() default 0;
+
+    /** Wait before the second attempt; empty takes {@code delay.retry.backoff}. */
+    String backoff() default "";
+
+    /** Factor the wait grows by per attempt; empty takes {@code delay.retry.multiplier}. */
+    String multiplier() default "";
+
+    /** Longest wait between attempts; empty takes {@code delay.retry.max-backoff}. */
+    String maxBackoff() default "";
+
+    /** Most tasks of this type running at once on one instance; {@code 0} means only the worker pool limits it. */
+    int concurrency() default 0;
+}

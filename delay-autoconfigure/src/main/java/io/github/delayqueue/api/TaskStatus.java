@@ -1,0 +1,28 @@
+package io.github.delayqueue.api;
+
+/** Where a task is in its life; the database row is the only place it changes. */
+public enum TaskStatus {
+
+    /** Stored in the database only; due later than the hybrid threshold, or running in {@code jdbc} mode. */
+    SCHEDULED,
+
+    /** Due soon: also indexed in Redis for a precise wake-up. */
+    QUEUED,
+
+    /** Claimed by an instance that holds a lease on it. */
+    RUNNING,
+
+    /** Its handler returned normally. */
+    SUCCEEDED,
+
+    /** Dead letter: out of attempts, payload unbindable, or no handler for its type. */
+    FAILED,
+
+    /** Cancelled before it started. */
+    CANCELLED;
+
+    /** Whether the task has not been claimed yet and can still be cancelled or rescheduled. */
+    public boolean isPending() {
+        return this == SCHEDULED || this == QUEUED;
+    }
+}

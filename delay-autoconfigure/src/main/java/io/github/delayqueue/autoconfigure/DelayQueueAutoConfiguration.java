@@ -1,0 +1,171 @@
+package io.github.delayqueue.autoconfigure;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+
+import javax.sql.DataSource;
+
+import io.github.delayqueue.api.DelayQueue;
+import io.github.delayqueue.api.EnableDelayQueue;
+import io.github.delayqueue.api.TaskStatus;
+import io.github.delayqueue.engine.Backoff;
+import io.github.delayqueue.engine.DefaultDelayQueue;
+import io.github.delayqueue.engine.DelayQueueEngine;
+import io.github.delayqueue.engine.EngineSettings;
+import io.github.delayqueue.engine.HandlerInvoker;
+import io.github.delayqueue.engine.HandlerRegistry;
+import io.github.delayqueue.engine.Indexer;
+import io.github.delayqueue.engine.JacksonPayloadCodec;
+import io.github.delayqueue.engine.PayloadCodec;
+import io.github.delayqueue.engine.QueueClock;
+import io.github.delayqueue.engine.RetryPolicy;
+import io.github.delayqueue.engine.TaskEvents;
+import io.github.delayqueue.engine.TaskValidator;
+import io.github.delayqueue.engine.Tiers;
+import io.github.delayqueue.engine.WakeSignal;
+import io.github.delayqueue.store.JdbcTaskStore;
+import io.github.delayqueue.store.TaskStore;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+
+/**
+ * The delay queue, switched on by {@link EnableDelayQueue} on any configuration class: the task store on the
+ * application's {@link DataSource} (schema applied by the queue's own Flyway), the {@link DelayQueue}, the handler
+ * scan, and, unless {@code delay.worker.enabled=false}, the engine that runs tasks. Hybrid mode adds the Redis time
+ * index ({@link DelayQueueRedisConfiguration}). Every bean backs off when the application defines its own.
+ */
+@AutoConfiguration(afterName = { "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
+        "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
+        "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration" })
+@ConditionalOnBean(annotation = EnableDelayQueue.class)
+@EnableConfigurationProperties(DelayQueueProperties.class)
+@Import(DelayQueueRedisConfiguration.class)
+public final class DelayQueueAutoConfiguration {
+
+    @Bean
+    static DelayedHandlerRegistrar delayedHandlerRegistrar(ObjectProvider<HandlerRegistry> registry,
+            ObjectProvider<DelayQueueProperties> properties) {
+        return new DelayedHandlerRegistrar(registry, properties);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    HandlerRegistry delayHandlerRegistry() {
+        return new HandlerRegistry();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    QueueClock delayQueueClock(ObjectProvider<Clock> clock) {
+        return new QueueClock(clock.getIfUnique(Clock::systemUTC));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    DelayQueueSchemaInitializer delayQueueSchemaInitializer(ObjectProvider<DataSource> dataSource,
+            DelayQueueProperties properties) {
+        PropertiesValidator.validate(properties);
+        return new DelayQueueSchemaInitializer(requireDataSource(dataSource), properties.getJdbc());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    TaskStore delayTaskStore(ObjectProvider<DataSource> dataSource, DelayQueueProperties properties,
+            DelayQueueSchemaInitializer schema) {
+        return new JdbcTaskStore(requireDataSource(dataSource), properties.getJdbc().getTableName());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    PayloadCodec delayPayloadCodec(ObjectProvider<JsonMapper> jsonMapper) {
+        return new JacksonPayloadCodec(jsonMapper.getIfUnique(() -> JsonMapper.builder().findAndAddModules().build()));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    WakeSignal delayWakeSignal(QueueClock clock) {
+        return new WakeSignal(clock);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    Tiers delayTiers(DelayQueueProperties properties) {
+        return properties.getMode() == DelayQueueProperties.Mode.HYBRID
+                ? Tiers.hybrid(properties.getHybrid().getThreshold()) : Tiers.databaseOnly();
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    RetryPolicy delayRetryPolicy(DelayQueueProperties properties) {
+        DelayQueueProperties.Retry retry = properties.getRetry();
+        return new RetryPolicy(retry.getMaxAttempts(),
+                new Backoff(retry.getBackoff(), retry.getMultiplier(), retry.getMaxBackoff()));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    DelayQueue delayQueue(TaskStore store, ObjectProvider<Indexer> indexer, PayloadCodec codec,
+            DelayQueueProperties properties, Tiers tiers, QueueClock clock, WakeSignal wake,
+            ObjectProvider<TaskEvents> events) {
+        return new DefaultDelayQueue(store, indexer.getIfAvailable(), codec,
+                new TaskValidator(properties.getPayload().getMaxSize().toBytes()), tiers, clock, wake,
+                TaskEvents.composite(events.orderedStream().toList()));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "delay.worker.enabled", matchIfMissing = true)
+    DelayQueueEngine delayQueueEngine(DelayQueueProperties properties, TaskStore store,
+            ObjectProvider<Indexer> indexer, HandlerRegistry registry, PayloadCodec codec, RetryPolicy retryPolicy,
+            Tiers tiers, QueueClock clock, WakeSignal wake, ObjectProvider<TaskEvents> events,
+            ObjectProvider<HandlerInvoker> invoker) {
+        return new DelayQueueEngine(engineSettings(properties), store, indexer.getIfAvailable(), registry, codec,
+                retryPolicy, tiers, clock, wake, TaskEvents.composite(events.orderedStream().toList()),
+                invoker.getIfUnique(() -> HandlerInvoker.DIRECT));
+    }
+
+    static EngineSettings engineSettings(DelayQueueProperties properties) {
+        DelayQueueProperties.Worker worker = properties.getWorker();
+        DelayQueueProperties.Hybrid hybrid = properties.getHybrid();
+        DelayQueueProperties.Retention retention = properties.getRetention();
+        Map<TaskStatus, Duration> keep = new EnumMap<>(TaskStatus.class);
+        putIfSet(keep, TaskStatus.SUCCEEDED, retention.getSucceeded());
+        putIfSet(keep, TaskStatus.CANCELLED, retention.getCancelled());
+        putIfSet(keep, TaskStatus.FAILED, retention.getFailed());
+        return new EngineSettings(InstanceIds.resolve(properties.getInstanceId()), worker.getThreads(),
+                worker.getPrefetch(), worker.getBatchSize(), worker.getLease(), worker.getShutdownTimeout(),
+                worker.getRecoveryInterval(), properties.getJdbc().getPollInterval(),
+                properties.getRedis().getMaxWait(), hybrid.getSweepGrace(), hybrid.getSweepInterval(),
+                hybrid.getMigrationInterval(), hybrid.getMigrationBatchSize(), keep, retention.getInterval(),
+                retention.getBatchSize());
+    }
+
+    private static void putIfSet(Map<TaskStatus, Duration> map, TaskStatus status, @Nullable Duration duration) {
+        if (duration != null) {
+            map.put(status, duration);
+        }
+    }
+
+    private static DataSource requireDataSource(ObjectProvider<DataSource> dataSource) {
+        DataSource unique = dataSource.getIfUnique();
+        if (unique == null) {
+            throw new InvalidConfigurationPropertyValueException("spring.datasource.url", null,
+                    "@EnableDelayQueue needs exactly one DataSource (MySQL 8 or MariaDB 10.6+) to store tasks in; "
+                            + "configure spring.datasource.*, or mark one DataSource @Primary");
+        }
+        return unique;
+    }
+}

@@ -1,0 +1,459 @@
+package io.github.delayqueue.autoconfigure;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * Configuration of the delay queue, under {@code delay.*}.
+ */
+@ConfigurationProperties("delay")
+public class DelayQueueProperties {
+
+    /**
+     * Where due tasks are found: "hybrid" keeps tasks due soon in a Redis time index for millisecond wake-ups (needs
+     * Redis); "jdbc" uses the database alone. The database is the source of truth in both.
+     */
+    private Mode mode = Mode.HYBRID;
+
+    /**
+     * Name of this instance, written on the tasks it claims. Defaults to host name, process id and a random suffix.
+     */
+    private @Nullable String instanceId;
+
+    private final Jdbc jdbc = new Jdbc();
+
+    private final Hybrid hybrid = new Hybrid();
+
+    private final Redis redis = new Redis();
+
+    private final Worker worker = new Worker();
+
+    private final Retry retry = new Retry();
+
+    private final Payload payload = new Payload();
+
+    private final Retention retention = new Retention();
+
+    public Mode getMode() {
+        return mode;
+    }
+
+    public void setMode(Mode mode) {
+        this.mode = mode;
+    }
+
+    public @Nullable String getInstanceId() {
+        return instanceId;
+    }
+
+    public void setInstanceId(@Nullable String instanceId) {
+        this.instanceId = instanceId;
+    }
+
+    public Jdbc getJdbc() {
+        return jdbc;
+    }
+
+    public Hybrid getHybrid() {
+        return hybrid;
+    }
+
+    public Redis getRedis() {
+        return redis;
+    }
+
+    public Worker getWorker() {
+        return worker;
+    }
+
+    public Retry getRetry() {
+        return retry;
+    }
+
+    public Payload getPayload() {
+        return payload;
+    }
+
+    public Retention getRetention() {
+        return retention;
+    }
+
+    /** Where due tasks are found. */
+    public enum Mode {
+
+        /** Redis time index for tasks due soon, the database for the rest and as the truth. */
+        HYBRID,
+
+        /** The database alone. */
+        JDBC
+    }
+
+    /** The task table. */
+    public static class Jdbc {
+
+        /** Name of the task table. */
+        private String tableName = "delay_task";
+
+        /** Name of the table where the queue's own Flyway records the schema version. */
+        private String schemaHistoryTable = "delay_schema_history";
+
+        /** Whether to create and upgrade the task table at startup. */
+        private boolean initializeSchema = true;
+
+        /**
+         * How often an idle instance looks for due tasks in the database: in jdbc mode always, in hybrid mode while
+         * Redis is unreachable. Tasks scheduled by the same instance wake it at once.
+         */
+        private Duration pollInterval = Duration.ofMillis(200);
+
+        public String getTableName() {
+            return tableName;
+        }
+
+        public void setTableName(String tableName) {
+            this.tableName = tableName;
+        }
+
+        public String getSchemaHistoryTable() {
+            return schemaHistoryTable;
+        }
+
+        public void setSchemaHistoryTable(String schemaHistoryTable) {
+            this.schemaHistoryTable = schemaHistoryTable;
+        }
+
+        public boolean isInitializeSchema() {
+            return initializeSchema;
+        }
+
+        public void setInitializeSchema(boolean initializeSchema) {
+            this.initializeSchema = initializeSchema;
+        }
+
+        public Duration getPollInterval() {
+            return pollInterval;
+        }
+
+        public void setPollInterval(Duration pollInterval) {
+            this.pollInterval = pollInterval;
+        }
+    }
+
+    /** The two tiers of hybrid mode. */
+    public static class Hybrid {
+
+        /**
+         * Tasks due within this are indexed in Redis when scheduled; later ones stay in the database until the
+         * migration moves them. Larger means more Redis memory (about 100 bytes a task) and fewer migrations.
+         */
+        private Duration threshold = Duration.ofHours(1);
+
+        /** How often tasks that now fall due within the threshold move into Redis. Must be below the threshold. */
+        private Duration migrationInterval = Duration.ofSeconds(30);
+
+        /** Tasks moved per migration transaction. */
+        private int migrationBatchSize = 1000;
+
+        /**
+         * How overdue a pending task must be before it is claimed straight from the database, because Redis lost
+         * it, was flushed or was unreachable when it was scheduled. Bounds the extra lateness of such a task.
+         */
+        private Duration sweepGrace = Duration.ofSeconds(5);
+
+        /** How often the database is searched for tasks overdue by more than the sweep grace. */
+        private Duration sweepInterval = Duration.ofSeconds(1);
+
+        public Duration getThreshold() {
+            return threshold;
+        }
+
+        public void setThreshold(Duration threshold) {
+            this.threshold = threshold;
+        }
+
+        public Duration getMigrationInterval() {
+            return migrationInterval;
+        }
+
+        public void setMigrationInterval(Duration migrationInterval) {
+            this.migrationInterval = migrationInterval;
+        }
+
+        public int getMigrationBatchSize() {
+            return migrationBatchSize;
+        }
+
+        public void setMigrationBatchSize(int migrationBatchSize) {
+            this.migrationBatchSize = migrationBatchSize;
+        }
+
+        public Duration getSweepGrace() {
+            return sweepGrace;
+        }
+
+        public void setSweepGrace(Duration sweepGrace) {
+            this.sweepGrace = sweepGrace;
+        }
+
+        public Duration getSweepInterval() {
+            return sweepInterval;
+        }
+
+        public void setSweepInterval(Duration sweepInterval) {
+            this.sweepInterval = sweepInterval;
+        }
+    }
+
+    /** The Redis time index (hybrid mode); the connection is the application's spring.data.redis.*. */
+    public static class Redis {
+
+        /** Prefix of every Redis key and channel of the queue; instances sharing a queue share it. */
+        private String keyPrefix = "delay";
+
+        /**
+         * Sorted sets the index is split into, each in its own cluster slot; raise it to spread a Redis Cluster's
+         * load. Every instance of a queue must use the same value.
+         */
+        private int shards = 1;
+
+        /** Longest a consumer sleeps without a wake-up; bounds the cost of a lost wake-up message. */
+        private Duration maxWait = Duration.ofSeconds(1);
+
+        public String getKeyPrefix() {
+            return keyPrefix;
+        }
+
+        public void setKeyPrefix(String keyPrefix) {
+            this.keyPrefix = keyPrefix;
+        }
+
+        public int getShards() {
+            return shards;
+        }
+
+        public void setShards(int shards) {
+            this.shards = shards;
+        }
+
+        public Duration getMaxWait() {
+            return maxWait;
+        }
+
+        public void setMaxWait(Duration maxWait) {
+            this.maxWait = maxWait;
+        }
+    }
+
+    /** The instance's task runners. */
+    public static class Worker {
+
+        /** Whether this instance runs tasks; false makes it producer-only (it can still schedule). */
+        private boolean enabled = true;
+
+        /** Threads that run handlers. */
+        private int threads = 8;
+
+        /**
+         * Tasks claimed beyond the free threads, waiting for one; raise it for many short handlers, lower it to
+         * spread slow ones across instances. Waiting tasks keep their lease.
+         */
+        private int prefetch = 32;
+
+        /** Most tasks claimed in one database round trip. */
+        private int batchSize = 500;
+
+        /**
+         * How long a claim holds without renewal. The instance renews it while it holds the task; after an
+         * instance dies, its tasks run again elsewhere once this has passed.
+         */
+        private Duration lease = Duration.ofSeconds(30);
+
+        /** How often expired leases are looked for. */
+        private Duration recoveryInterval = Duration.ofSeconds(5);
+
+        /** How long stopping waits for running handlers before leaving them to lease recovery. */
+        private Duration shutdownTimeout = Duration.ofSeconds(30);
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        public int getThreads() {
+            return threads;
+        }
+
+        public void setThreads(int threads) {
+            this.threads = threads;
+        }
+
+        public int getPrefetch() {
+            return prefetch;
+        }
+
+        public void setPrefetch(int prefetch) {
+            this.prefetch = prefetch;
+        }
+
+        public int getBatchSize() {
+            return batchSize;
+        }
+
+        public void setBatchSize(int batchSize) {
+            this.batchSize = batchSize;
+        }
+
+        public Duration getLease() {
+            return lease;
+        }
+
+        public void setLease(Duration lease) {
+            this.lease = lease;
+        }
+
+        public Duration getRecoveryInterval() {
+            return recoveryInterval;
+        }
+
+        public void setRecoveryInterval(Duration recoveryInterval) {
+            this.recoveryInterval = recoveryInterval;
+        }
+
+        public Duration getShutdownTimeout() {
+            return shutdownTimeout;
+        }
+
+        public void setShutdownTimeout(Duration shutdownTimeout) {
+            this.shutdownTimeout = shutdownTimeout;
+        }
+    }
+
+    /** Retries of failed attempts; a handler's own attributes override these. */
+    public static class Retry {
+
+        /** Attempts a task gets in all, the first included, before it goes to the dead letter (FAILED). */
+        private int maxAttempts = 3;
+
+        /** Wait before the second attempt. */
+        private Duration backoff = Duration.ofSeconds(10);
+
+        /** Factor the wait grows by with each further attempt. */
+        private double multiplier = 2.0;
+
+        /** Longest wait between two attempts. */
+        private Duration maxBackoff = Duration.ofHours(1);
+
+        public int getMaxAttempts() {
+            return maxAttempts;
+        }
+
+        public void setMaxAttempts(int maxAttempts) {
+            this.maxAttempts = maxAttempts;
+        }
+
+        public Duration getBackoff() {
+            return backoff;
+        }
+
+        public void setBackoff(Duration backoff) {
+            this.backoff = backoff;
+        }
+
+        public double getMultiplier() {
+            return multiplier;
+        }
+
+        public void setMultiplier(double multiplier) {
+            this.multiplier = multiplier;
+        }
+
+        public Duration getMaxBackoff() {
+            return maxBackoff;
+        }
+
+        public void setMaxBackoff(Duration maxBackoff) {
+            this.maxBackoff = maxBackoff;
+        }
+    }
+
+    /** Task payloads. */
+    public static class Payload {
+
+        /** Largest payload accepted, measured as UTF-8 JSON; larger ones are rejected when scheduled. At most 16MB. */
+        private DataSize maxSize = DataSize.ofKilobytes(64);
+
+        public DataSize getMaxSize() {
+            return maxSize;
+        }
+
+        public void setMaxSize(DataSize maxSize) {
+            this.maxSize = maxSize;
+        }
+    }
+
+    /** How long finished tasks are kept before they are deleted. */
+    public static class Retention {
+
+        /** How long a SUCCEEDED task is kept after it finished; empty keeps them forever. */
+        private @Nullable Duration succeeded = Duration.ofDays(1);
+
+        /** How long a CANCELLED task is kept after it was cancelled; empty keeps them forever. */
+        private @Nullable Duration cancelled = Duration.ofDays(1);
+
+        /** How long a FAILED task (dead letter) is kept; empty, the default, keeps them until someone acts. */
+        private @Nullable Duration failed;
+
+        /** How often finished tasks are purged. */
+        private Duration interval = Duration.ofMinutes(1);
+
+        /** Rows deleted per statement. */
+        private int batchSize = 1000;
+
+        public @Nullable Duration getSucceeded() {
+            return succeeded;
+        }
+
+        public void setSucceeded(@Nullable Duration succeeded) {
+            this.succeeded = succeeded;
+        }
+
+        public @Nullable Duration getCancelled() {
+            return cancelled;
+        }
+
+        public void setCancelled(@Nullable Duration cancelled) {
+            this.cancelled = cancelled;
+        }
+
+        public @Nullable Duration getFailed() {
+            return failed;
+        }
+
+        public void setFailed(@Nullable Duration failed) {
+            this.failed = failed;
+        }
+
+        public Duration getInterval() {
+            return interval;
+        }
+
+        public void setInterval(Duration interval) {
+            this.interval = interval;
+        }
+
+        public int getBatchSize() {
+            return batchSize;
+        }
+
+        public void setBatchSize(int batchSize) {
+            this.batchSize = batchSize;
+        }
+    }
+}

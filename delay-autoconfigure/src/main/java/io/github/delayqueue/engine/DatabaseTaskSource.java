@@ -1,0 +1,56 @@
+package io.github.delayqueue.engine;
+
+import java.util.List;
+import java.util.OptionalLong;
+
+import io.github.delayqueue.api.TaskStatus;
+import io.github.delayqueue.store.ClaimedTask;
+import io.github.delayqueue.store.TaskStore;
+
+/**
+ * {@code jdbc} mode: claims due {@code SCHEDULED} rows straight from the database with {@code FOR UPDATE SKIP
+ * LOCKED}. While work keeps coming it claims back to back; when idle it asks for the earliest due time and sleeps
+ * until then or the poll interval, whichever is first.
+ */
+public final class DatabaseTaskSource implements TaskSource {
+
+    /** How often an idle source also claims rows left {@code QUEUED} by an earlier hybrid run. */
+    private static final long LEFTOVER_CHECK_MILLIS = 5_000;
+
+    private final TaskStore store;
+
+    private final Claims claims;
+
+    private final long pollMillis;
+
+    private boolean busy = true;
+
+    private long nextLeftoverCheck;
+
+    public DatabaseTaskSource(TaskStore store, Claims claims, long pollMillis) {
+        this.store = store;
+        this.claims = claims;
+        this.pollMillis = pollMillis;
+    }
+
+    @Override
+    public Fetch fetch(long now, int limit) {
+        if (!busy) {
+            if (now >= nextLeftoverCheck) {
+                nextLeftoverCheck = now + LEFTOVER_CHECK_MILLIS;
+                List<ClaimedTask> leftovers = store.claimDue(TaskStatus.QUEUED, now, limit, claims.at(now));
+                if (!leftovers.isEmpty()) {
+                    return new Fetch(leftovers, now);
+                }
+            }
+            OptionalLong next = store.nextDue(TaskStatus.SCHEDULED);
+            if (next.isEmpty() || next.getAsLong() > now) {
+                long nextAt = now + pollMillis;
+                return new Fetch(List.of(), next.isPresent() ? Math.min(nextAt, next.getAsLong()) : nextAt);
+            }
+        }
+        List<ClaimedTask> claimed = store.claimDue(TaskStatus.SCHEDULED, now, limit, claims.at(now));
+        busy = !claimed.isEmpty();
+        return new Fetch(claimed, now);
+    }
+}

@@ -1,0 +1,202 @@
+package io.github.delayqueue.engine;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Supplier;
+
+import io.github.delayqueue.api.DelayQueue;
+import io.github.delayqueue.api.DelayQueueException;
+import io.github.delayqueue.api.TaskRequest;
+import io.github.delayqueue.api.TaskStatus;
+import io.github.delayqueue.api.TaskView;
+import io.github.delayqueue.store.DueTask;
+import io.github.delayqueue.store.InsertedTask;
+import io.github.delayqueue.store.NewTask;
+import io.github.delayqueue.store.TaskStore;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DataAccessException;
+
+/**
+ * The {@link DelayQueue} applications call. It validates, writes the row (joining the caller's transaction), and
+ * only after the commit indexes the task and wakes the consumers, so a rolled-back task is never seen.
+ */
+public class DefaultDelayQueue implements DelayQueue {
+
+    private final TaskStore store;
+
+    private final @Nullable Indexer indexer;
+
+    private final PayloadCodec codec;
+
+    private final TaskValidator validator;
+
+    private final Tiers tiers;
+
+    private final QueueClock clock;
+
+    private final WakeSignal wake;
+
+    private final TaskEvents events;
+
+    public DefaultDelayQueue(TaskStore store, @Nullable Indexer indexer, PayloadCodec codec, TaskValidator validator,
+            Tiers tiers, QueueClock clock, WakeSignal wake, TaskEvents events) {
+        this.store = store;
+        this.indexer = indexer;
+        this.codec = codec;
+        this.validator = validator;
+        this.tiers = tiers;
+        this.clock = clock;
+        this.wake = wake;
+        this.events = events;
+    }
+
+    @Override
+    public long schedule(String type, @Nullable Object payload, Duration delay) {
+        return schedule(TaskRequest.of(type, payload).delay(requireArgument(delay, "delay")).build());
+    }
+
+    @Override
+    public long schedule(String type, @Nullable Object payload, Instant dueAt) {
+        return schedule(TaskRequest.of(type, payload).dueAt(requireArgument(dueAt, "dueAt")).build());
+    }
+
+    @Override
+    public long schedule(TaskRequest request) {
+        return scheduleAll(List.of(requireArgument(request, "request"))).get(0);
+    }
+
+    @Override
+    public List<Long> scheduleAll(Collection<TaskRequest> requests) {
+        requireArgument(requests, "requests");
+        if (requests.isEmpty()) {
+            return List.of();
+        }
+        long now = clock.now();
+        List<NewTask> tasks = new ArrayList<>(requests.size());
+        for (TaskRequest request : requests) {
+            tasks.add(toNewTask(requireArgument(request, "a request in the collection"), now));
+        }
+        List<InsertedTask> inserted = storage("schedule " + tasks.size() + " task(s)", () -> store.insert(tasks, now));
+        List<Long> ids = new ArrayList<>(inserted.size());
+        List<DueTask> toIndex = new ArrayList<>();
+        List<String> createdTypes = new ArrayList<>();
+        long earliest = Long.MAX_VALUE;
+        for (int i = 0; i < inserted.size(); i++) {
+            InsertedTask task = inserted.get(i);
+            ids.add(task.id());
+            if (task.created()) {
+                createdTypes.add(tasks.get(i).type());
+                earliest = Math.min(earliest, task.dueAt());
+                if (task.status() == TaskStatus.QUEUED) {
+                    toIndex.add(new DueTask(task.id(), task.dueAt()));
+                }
+            }
+        }
+        long wakeAt = earliest;
+        AfterCommit.run(() -> {
+            if (indexer != null) {
+                indexer.add(toIndex);
+            }
+            if (wakeAt != Long.MAX_VALUE) {
+                wake.dueAt(wakeAt);
+            }
+            createdTypes.forEach(events::scheduled);
+        });
+        return ids;
+    }
+
+    private NewTask toNewTask(TaskRequest request, long now) {
+        validator.checkType(request.type());
+        validator.checkKey(request.key());
+        validator.checkMaxAttempts(request.maxAttempts());
+        long dueAt = validator.dueAt(request, now);
+        String payload = codec.encode(request.payload());
+        validator.checkPayload(request.type(), payload);
+        return new NewTask(request.type(), request.key(), payload, dueAt, tiers.statusFor(dueAt, now),
+                request.maxAttempts());
+    }
+
+    @Override
+    public boolean cancel(long id) {
+        Optional<String> type = storage("cancel task " + id, () -> store.cancel(id, clock.now()));
+        type.ifPresent(t -> AfterCommit.run(() -> {
+            if (indexer != null) {
+                indexer.remove(List.of(id));
+            }
+            events.cancelled(t);
+        }));
+        return type.isPresent();
+    }
+
+    @Override
+    public boolean cancel(String type, String key) {
+        validator.checkType(type);
+        validator.checkKey(requireArgument(key, "key"));
+        OptionalLong id = storage("cancel task " + type + "/" + key, () -> store.cancel(type, key, clock.now()));
+        id.ifPresent(cancelled -> AfterCommit.run(() -> {
+            if (indexer != null) {
+                indexer.remove(List.of(cancelled));
+            }
+            events.cancelled(type);
+        }));
+        return id.isPresent();
+    }
+
+    @Override
+    public boolean reschedule(long id, Instant dueAt) {
+        long now = clock.now();
+        long due = validator.dueAt(requireArgument(dueAt, "dueAt"), now);
+        TaskStatus status = tiers.statusFor(due, now);
+        boolean moved = storage("reschedule task " + id, () -> store.reschedule(id, due, status, now));
+        if (moved) {
+            AfterCommit.run(() -> {
+                if (indexer != null) {
+                    if (status == TaskStatus.QUEUED) {
+                        indexer.add(List.of(new DueTask(id, due)));
+                    }
+                    else {
+                        indexer.remove(List.of(id));
+                    }
+                }
+                wake.dueAt(due);
+            });
+        }
+        return moved;
+    }
+
+    @Override
+    public Optional<TaskView> find(long id) {
+        return storage("find task " + id, () -> store.find(id));
+    }
+
+    @Override
+    public Optional<TaskView> find(String type, String key) {
+        requireArgument(type, "type");
+        requireArgument(key, "key");
+        return storage("find task " + type + "/" + key, () -> store.find(type, key));
+    }
+
+    private static <T> T storage(String what, Supplier<T> work) {
+        try {
+            return work.get();
+        }
+        catch (DataAccessException ex) {
+            throw new DelayQueueException("Could not " + what + ": the task database failed ("
+                    + ex.getMostSpecificCause().getMessage() + "). Nothing was stored; retry when it is back.", ex);
+        }
+    }
+
+    private static <T> T requireArgument(@Nullable T value, String name) {
+        if (value == null) {
+            throw new IllegalArgumentException(name + " must not be null");
+        }
+        return Objects.requireNonNull(value);
+    }
+}

@@ -1,0 +1,102 @@
+package io.github.delayqueue.engine;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import io.github.delayqueue.api.TaskStatus;
+import io.github.delayqueue.store.Completion;
+import io.github.delayqueue.store.DueTask;
+import io.github.delayqueue.store.ExpiredLease;
+import io.github.delayqueue.store.TaskStore;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Takes back tasks whose lease ran out because their instance died or lost the database: they become pending
+ * again, still due at their original time so they run at once, unless that was their last attempt, which sends them
+ * to the dead letter (a task that kills its instance must not kill every instance in turn).
+ */
+final class LeaseRecovery implements Runnable {
+
+    private static final Logger log = LoggerFactory.getLogger(LeaseRecovery.class);
+
+    private static final int BATCH = 500;
+
+    private final TaskStore store;
+
+    private final HandlerRegistry registry;
+
+    private final RetryPolicy retryPolicy;
+
+    private final Tiers tiers;
+
+    private final QueueClock clock;
+
+    private final @Nullable Indexer indexer;
+
+    private final WakeSignal wake;
+
+    private final TaskEvents events;
+
+    private final Throttle throttle = new Throttle(log, "Recovering expired leases");
+
+    LeaseRecovery(TaskStore store, HandlerRegistry registry, RetryPolicy retryPolicy, Tiers tiers, QueueClock clock,
+            @Nullable Indexer indexer, WakeSignal wake, TaskEvents events) {
+        this.store = store;
+        this.registry = registry;
+        this.retryPolicy = retryPolicy;
+        this.tiers = tiers;
+        this.clock = clock;
+        this.indexer = indexer;
+        this.wake = wake;
+        this.events = events;
+    }
+
+    @Override
+    public void run() {
+        try {
+            List<Completion> recovered;
+            do {
+                long now = clock.now();
+                recovered = store.recoverExpiredLeases(now, BATCH, lease -> decide(lease, now));
+                afterRecovery(recovered);
+            }
+            while (recovered.size() == BATCH);
+            throttle.succeeded();
+        }
+        catch (RuntimeException ex) {
+            throttle.failed(ex);
+        }
+    }
+
+    private Completion decide(ExpiredLease lease, long now) {
+        TaskHandler handler = registry.find(lease.type());
+        int maxAttempts = retryPolicy.maxAttempts(lease.maxAttempts(), handler == null ? null : handler.settings());
+        String what = "The lease of instance " + lease.owner() + " expired during attempt " + lease.attempts()
+                + " of " + maxAttempts + " (the instance died or stalled)";
+        if (lease.attempts() >= maxAttempts) {
+            return new Completion.Failed(lease.id(), what + "; no attempts are left");
+        }
+        return new Completion.Retry(lease.id(), tiers.statusFor(lease.dueAt(), now), lease.dueAt(),
+                what + "; running it again");
+    }
+
+    private void afterRecovery(List<Completion> recovered) {
+        if (recovered.isEmpty()) {
+            return;
+        }
+        log.info("Took back {} task(s) whose instance stopped renewing its lease", recovered.size());
+        events.recovered(TaskEvents.RecoveryReason.LEASE, recovered.size());
+        List<DueTask> queued = new ArrayList<>();
+        for (Completion completion : recovered) {
+            if (completion instanceof Completion.Retry retry && retry.status() == TaskStatus.QUEUED) {
+                queued.add(new DueTask(retry.id(), retry.dueAt()));
+            }
+        }
+        if (indexer != null) {
+            indexer.add(queued);
+        }
+        wake.wakeNow();
+    }
+}

@@ -1,0 +1,133 @@
+package io.github.delayqueue.engine;
+
+import java.time.Duration;
+import java.time.Instant;
+
+import io.github.delayqueue.api.TaskRequest;
+import io.github.delayqueue.store.JdbcTaskStore;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Checks a request before anything is written and turns it into column values. Every rejection is an
+ * {@link IllegalArgumentException} that names the field, the limit and what to do.
+ */
+public final class TaskValidator {
+
+    /** The latest due time accepted: the end of year 9999, as far as anyone should plan. */
+    public static final Instant MAX_DUE = Instant.parse("9999-12-31T23:59:59.999Z");
+
+    private final long maxPayloadBytes;
+
+    public TaskValidator(long maxPayloadBytes) {
+        this.maxPayloadBytes = maxPayloadBytes;
+    }
+
+    public long maxPayloadBytes() {
+        return maxPayloadBytes;
+    }
+
+    public void checkType(@Nullable String type) {
+        if (type == null || type.isBlank()) {
+            throw new IllegalArgumentException("task type must not be blank");
+        }
+        if (type.length() > JdbcTaskStore.MAX_TYPE_LENGTH) {
+            throw new IllegalArgumentException("task type is " + type.length() + " characters long; the limit is "
+                    + JdbcTaskStore.MAX_TYPE_LENGTH + ": '" + type.substring(0, 40) + "...'");
+        }
+        checkText("task type", type, false);
+    }
+
+    public void checkKey(@Nullable String key) {
+        if (key == null) {
+            return;
+        }
+        if (key.isEmpty()) {
+            throw new IllegalArgumentException("task key must not be empty; pass null for a task without a key");
+        }
+        if (key.length() > JdbcTaskStore.MAX_KEY_LENGTH) {
+            throw new IllegalArgumentException("task key is " + key.length() + " characters long; the limit is "
+                    + JdbcTaskStore.MAX_KEY_LENGTH + "; use a shorter business key or a hash of it");
+        }
+        checkText("task key", key, false);
+    }
+
+    public void checkMaxAttempts(@Nullable Integer maxAttempts) {
+        if (maxAttempts != null && maxAttempts < 1) {
+            throw new IllegalArgumentException("maxAttempts must be at least 1, was " + maxAttempts);
+        }
+    }
+
+    /** Checks the encoded payload against {@code delay.payload.max-size} and for text the database would alter. */
+    public void checkPayload(String type, String json) {
+        long bytes = JdbcTaskStore.payloadBytes(json);
+        if (bytes > maxPayloadBytes) {
+            throw new IllegalArgumentException("payload of task type '" + type + "' is " + bytes
+                    + " bytes as JSON; the limit (delay.payload.max-size) is " + maxPayloadBytes
+                    + " bytes: store the data elsewhere and schedule a reference to it, or raise the limit");
+        }
+        checkText("payload of task type '" + type + "'", json, true); // JSON escapes control characters
+    }
+
+    /** The due time in epoch milliseconds; a past time means now. */
+    public long dueAt(TaskRequest request, long now) {
+        if (request.dueAt() != null) {
+            return dueAt(request.dueAt(), now);
+        }
+        Duration delay = request.delay();
+        return delay == null ? now : dueAfter(delay, now);
+    }
+
+    public long dueAt(@Nullable Instant dueAt, long now) {
+        if (dueAt == null) {
+            throw new IllegalArgumentException("due time must not be null");
+        }
+        if (dueAt.isAfter(MAX_DUE)) {
+            throw new IllegalArgumentException("due time " + dueAt + " is after the latest accepted, " + MAX_DUE);
+        }
+        if (dueAt.getEpochSecond() < 0) {
+            return now; // before 1970: in the past, so due now
+        }
+        return Math.max(dueAt.toEpochMilli(), now);
+    }
+
+    public long dueAfter(@Nullable Duration delay, long now) {
+        if (delay == null) {
+            throw new IllegalArgumentException("delay must not be null");
+        }
+        if (delay.isNegative()) {
+            return now;
+        }
+        long maxMillis = MAX_DUE.toEpochMilli() - now;
+        if (delay.compareTo(Duration.ofMillis(maxMillis)) > 0) {
+            throw new IllegalArgumentException("delay " + delay + " puts the due time after the latest accepted, "
+                    + MAX_DUE);
+        }
+        return now + delay.toMillis();
+    }
+
+    /**
+     * Rejects control characters in names and unpaired surrogates anywhere: the database would store the latter
+     * as '?', silently changing the task.
+     */
+    private static void checkText(String what, String text, boolean controlAllowed) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (Character.isHighSurrogate(c)) {
+                if (i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+                    i++;
+                    continue;
+                }
+                throw new IllegalArgumentException(what + " contains an unpaired UTF-16 surrogate at index " + i
+                        + ", which is not valid Unicode and cannot be stored unchanged");
+            }
+            if (Character.isLowSurrogate(c)) {
+                throw new IllegalArgumentException(what + " contains an unpaired UTF-16 surrogate at index " + i
+                        + ", which is not valid Unicode and cannot be stored unchanged");
+            }
+            if (!controlAllowed && Character.isISOControl(c)) {
+                throw new IllegalArgumentException(what + " contains control character U+"
+                        + String.format("%04X", (int) c) + " at index " + i);
+            }
+        }
+    }
+}

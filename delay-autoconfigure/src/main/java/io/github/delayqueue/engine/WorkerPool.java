@@ -1,0 +1,213 @@
+package io.github.delayqueue.engine;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.github.delayqueue.store.ClaimedTask;
+import io.github.delayqueue.store.Completion;
+
+/**
+ * The bounded pool claimed tasks run on. It has {@code threads + prefetch} slots: the dispatcher claims only as many
+ * tasks as there are free slots, a slot is freed when a handler returns, and each type runs at most its handler's
+ * {@code concurrency} at once (the rest wait here, claimed, with their lease kept). It remembers every task it holds
+ * until its result is written, so leases can be renewed and unstarted tasks handed back at shutdown.
+ */
+public final class WorkerPool {
+
+    private static final int WAITING = 0;
+
+    private static final int RUNNING = 1;
+
+    private static final int RELEASED = 2;
+
+    private final ThreadPoolExecutor executor;
+
+    private final Semaphore slots;
+
+    private final int capacity;
+
+    private final Map<Long, Held> held = new ConcurrentHashMap<>();
+
+    private final Map<String, Lane> lanes = new ConcurrentHashMap<>();
+
+    private final HandlerRegistry registry;
+
+    private final TaskRunner runner;
+
+    private final Completer completer;
+
+    public WorkerPool(int threads, int prefetch, HandlerRegistry registry, TaskRunner runner, Completer completer) {
+        this.capacity = threads + prefetch;
+        this.slots = new Semaphore(capacity);
+        this.registry = registry;
+        this.runner = runner;
+        this.completer = completer;
+        AtomicInteger count = new AtomicInteger();
+        this.executor = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
+                runnable -> {
+                    Thread thread = new Thread(runnable, "delay-worker-" + count.incrementAndGet());
+                    thread.setDaemon(true);
+                    return thread;
+                });
+    }
+
+    public int capacity() {
+        return capacity;
+    }
+
+    /** Waits up to {@code timeoutMillis} for a free slot; returns how many are free (0 when none came). */
+    public int awaitFree(long timeoutMillis) throws InterruptedException {
+        if (!slots.tryAcquire(timeoutMillis, TimeUnit.MILLISECONDS)) {
+            return 0;
+        }
+        slots.release();
+        return slots.availablePermits();
+    }
+
+    /** Takes tasks the dispatcher has just claimed; it never claims more than {@link #awaitFree} reported. */
+    public void submit(List<ClaimedTask> tasks) {
+        slots.acquireUninterruptibly(tasks.size());
+        for (ClaimedTask task : tasks) {
+            Held entry = new Held(task);
+            held.put(task.id(), entry);
+            Held runNow = lane(task.type()).offer(entry);
+            if (runNow != null) {
+                execute(runNow);
+            }
+        }
+    }
+
+    private Lane lane(String type) {
+        return lanes.computeIfAbsent(type, t -> {
+            TaskHandler handler = registry.find(t);
+            int limit = handler == null || handler.settings().concurrency() <= 0 ? Integer.MAX_VALUE
+                    : handler.settings().concurrency();
+            return new Lane(limit);
+        });
+    }
+
+    private void execute(Held entry) {
+        try {
+            executor.execute(() -> run(entry));
+        }
+        catch (RejectedExecutionException ex) {
+            // Shutting down: the task stays WAITING and is handed back by releaseUnstarted.
+        }
+    }
+
+    private void run(Held entry) {
+        try {
+            if (entry.state.compareAndSet(WAITING, RUNNING)) {
+                Completion completion = runner.run(entry.task);
+                completer.submit(completion);
+            }
+        }
+        finally {
+            slots.release();
+            Held next = lane(entry.task.type()).next();
+            if (next != null) {
+                execute(next);
+            }
+        }
+    }
+
+    /** Ids of every task held, from claim until its result is written: the leases to renew. */
+    public List<Long> heldIds() {
+        return new ArrayList<>(held.keySet());
+    }
+
+    /** How many tasks are held (claimed and not yet written). */
+    public int heldCount() {
+        return held.size();
+    }
+
+    /** Forgets tasks whose results are written. */
+    void forget(List<Long> ids) {
+        ids.forEach(held::remove);
+    }
+
+    /**
+     * Stops starting tasks: every task not started yet is marked released and returned, to be handed back to the
+     * database; running handlers go on.
+     */
+    public List<ClaimedTask> releaseUnstarted() {
+        executor.shutdown();
+        List<ClaimedTask> released = new ArrayList<>();
+        for (Held entry : held.values()) {
+            if (entry.state.compareAndSet(WAITING, RELEASED)) {
+                released.add(entry.task);
+            }
+        }
+        forget(released.stream().map(ClaimedTask::id).toList());
+        return released;
+    }
+
+    /** Waits up to {@code timeoutMillis} for running handlers to return; {@code true} when all did. */
+    public boolean awaitRunning(long timeoutMillis) throws InterruptedException {
+        return executor.awaitTermination(timeoutMillis, TimeUnit.MILLISECONDS);
+    }
+
+    /** Interrupts handlers still running after the shutdown timeout. */
+    public void interruptRunning() {
+        executor.shutdownNow();
+    }
+
+    /** Stops every worker thread at once without handing anything back: what a crash does. For fault tests. */
+    void halt() {
+        for (Held entry : held.values()) {
+            entry.state.compareAndSet(WAITING, RELEASED);
+        }
+        executor.shutdownNow();
+    }
+
+    private static final class Held {
+
+        final ClaimedTask task;
+
+        final AtomicInteger state = new AtomicInteger(WAITING);
+
+        Held(ClaimedTask task) {
+            this.task = task;
+        }
+    }
+
+    /** One task type's share of the pool: at most {@code limit} running, the rest queued in claim order. */
+    private static final class Lane {
+
+        private final int limit;
+
+        private int running;
+
+        private final ArrayDeque<Held> waiting = new ArrayDeque<>();
+
+        Lane(int limit) {
+            this.limit = limit;
+        }
+
+        synchronized Held offer(Held entry) {
+            if (running < limit) {
+                running++;
+                return entry;
+            }
+            waiting.add(entry);
+            return null;
+        }
+
+        synchronized Held next() {
+            Held next = waiting.poll();
+            if (next == null) {
+                running--;
+            }
+            return next;
+        }
+    }
+}

@@ -1,0 +1,173 @@
+package io.github.delayqueue.index;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongConsumer;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.io.ClassPathResource;
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.DefaultRedisScript;
+import org.springframework.data.redis.core.script.RedisScript;
+import org.springframework.data.redis.listener.ChannelTopic;
+import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+
+/**
+ * {@link TimeIndex} on Redis: one sorted set per shard (score = due time in epoch milliseconds, member = task id),
+ * each key hash-tagged on its own so every script touches one slot and the shards spread over a Redis Cluster.
+ * The {@code add} and {@code pop} Lua scripts are loaded once and called by SHA. A new shard head is published on
+ * the wake-up channel, which every instance subscribes to.
+ */
+public class RedisTimeIndex implements TimeIndex {
+
+    /** Entries per {@code add} call, keeping the script's argument list well inside Lua's limits. */
+    private static final int MAX_ADD = 500;
+
+    /** Ids per {@code pop} call. */
+    public static final int MAX_POP = 2000;
+
+    private static final RedisScript<Long> ADD = RedisScript.of(
+            new ClassPathResource("io/github/delayqueue/index/add.lua"), Long.class);
+
+    @SuppressWarnings("rawtypes")
+    private static final RedisScript<List> POP = RedisScript.of(
+            new ClassPathResource("io/github/delayqueue/index/pop.lua"), List.class);
+
+    private final RedisConnectionFactory connectionFactory;
+
+    private final StringRedisTemplate redis;
+
+    private final String[] keys;
+
+    private final String channel;
+
+    private @Nullable RedisMessageListenerContainer listeners;
+
+    public RedisTimeIndex(RedisConnectionFactory connectionFactory, String keyPrefix, int shards) {
+        if (shards < 1) {
+            throw new IllegalArgumentException("shards must be at least 1: " + shards);
+        }
+        this.connectionFactory = connectionFactory;
+        this.redis = new StringRedisTemplate(connectionFactory);
+        this.keys = new String[shards];
+        for (int shard = 0; shard < shards; shard++) {
+            keys[shard] = keyPrefix + ":due:{" + keyPrefix + ":" + shard + "}";
+        }
+        this.channel = keyPrefix + ":wake";
+    }
+
+    /** The sorted set of {@code shard}. */
+    public String key(int shard) {
+        return keys[shard];
+    }
+
+    @Override
+    public int shards() {
+        return keys.length;
+    }
+
+    private int shardOf(long id) {
+        return (int) Math.floorMod(id, (long) keys.length);
+    }
+
+    @Override
+    public void add(List<IndexEntry> entries) {
+        Map<Integer, List<String>> byShard = new HashMap<>();
+        for (IndexEntry entry : entries) {
+            List<String> args = byShard.computeIfAbsent(shardOf(entry.id()), s -> new ArrayList<>(List.of(channel)));
+            args.add(Long.toString(entry.dueAt()));
+            args.add(Long.toString(entry.id()));
+        }
+        guard(() -> {
+            byShard.forEach((shard, args) -> {
+                for (int from = 1; from < args.size(); from += 2 * MAX_ADD) {
+                    List<String> chunk = new ArrayList<>(2 * MAX_ADD + 1);
+                    chunk.add(channel);
+                    chunk.addAll(args.subList(from, Math.min(args.size(), from + 2 * MAX_ADD)));
+                    redis.execute(ADD, List.of(keys[shard]), chunk.toArray());
+                }
+            });
+            return null;
+        });
+    }
+
+    @Override
+    public void remove(Collection<Long> ids) {
+        Map<Integer, List<Object>> byShard = new HashMap<>();
+        for (Long id : ids) {
+            byShard.computeIfAbsent(shardOf(id), s -> new ArrayList<>()).add(Long.toString(id));
+        }
+        guard(() -> {
+            byShard.forEach((shard, members) -> redis.opsForZSet().remove(keys[shard], members.toArray()));
+            return null;
+        });
+    }
+
+    @Override
+    public Popped pop(int shard, long now, int limit) {
+        List<?> result = guard(() -> redis.execute(POP, List.of(keys[shard]), Long.toString(now),
+                Integer.toString(Math.min(limit, MAX_POP))));
+        if (result == null || result.isEmpty()) {
+            return new Popped(List.of(), null);
+        }
+        String head = String.valueOf(result.get(0));
+        List<Long> ids = new ArrayList<>(result.size() - 1);
+        for (int i = 1; i < result.size(); i++) {
+            ids.add(Long.parseLong(String.valueOf(result.get(i))));
+        }
+        return new Popped(ids, head.isEmpty() ? null : (long) Double.parseDouble(head));
+    }
+
+    @Override
+    public long size(int shard) {
+        Long size = guard(() -> redis.opsForZSet().zCard(keys[shard]));
+        return size == null ? 0 : size;
+    }
+
+    @Override
+    public synchronized void subscribe(LongConsumer listener) {
+        unsubscribe();
+        RedisMessageListenerContainer container = new RedisMessageListenerContainer();
+        container.setConnectionFactory(connectionFactory);
+        container.addMessageListener((message, pattern) -> {
+            try {
+                listener.accept(Long.parseLong(new String(message.getBody(), java.nio.charset.StandardCharsets.UTF_8)));
+            }
+            catch (NumberFormatException ex) {
+                // not ours; wake-ups are hints
+            }
+        }, new ChannelTopic(channel));
+        container.afterPropertiesSet();
+        container.start();
+        listeners = container;
+    }
+
+    @Override
+    public synchronized void unsubscribe() {
+        RedisMessageListenerContainer container = listeners;
+        listeners = null;
+        if (container != null) {
+            try {
+                container.destroy();
+            }
+            catch (Exception ex) {
+                // shutting down; nothing to keep
+            }
+        }
+    }
+
+    private static <T> T guard(java.util.function.Supplier<T> call) {
+        try {
+            return call.get();
+        }
+        catch (DataAccessException | IllegalStateException ex) {
+            throw new IndexUnavailableException("Redis time index: " + ex.getMessage(), ex);
+        }
+    }
+}

@@ -1,0 +1,37 @@
+package io.github.delayqueue.index;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.function.LongConsumer;
+
+/**
+ * A shared, sharded index of task ids by due time. It is a hint, never the truth: an id may be missing (the sweep
+ * finds the task in the database) or stale (the claim's compare-and-set drops it). Implementations throw
+ * {@link IndexUnavailableException} when the index cannot be reached.
+ */
+public interface TimeIndex {
+
+    /** How many shards the index is split into; a task lives in shard {@code id % shards()}. */
+    int shards();
+
+    /**
+     * Adds entries (an existing id takes the new due time). An entry that becomes the earliest of its shard wakes
+     * the consumers of every instance.
+     */
+    void add(List<IndexEntry> entries);
+
+    /** Removes ids, if present. */
+    void remove(Collection<Long> ids);
+
+    /** Atomically removes and returns up to {@code limit} ids of {@code shard} due by {@code now}. */
+    Popped pop(int shard, long now, int limit);
+
+    /** How many ids {@code shard} holds. */
+    long size(int shard);
+
+    /** Calls {@code listener} with the due time of every new shard head announced by any instance. */
+    void subscribe(LongConsumer listener);
+
+    /** Stops listening for wake-ups. */
+    void unsubscribe();
+}

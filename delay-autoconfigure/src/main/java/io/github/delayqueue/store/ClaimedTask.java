@@ -1,0 +1,19 @@
+package io.github.delayqueue.store;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A task this instance has just won: moved to {@code RUNNING} with its owner and lease, attempt counted.
+ *
+ * @param id the task id
+ * @param type the handler type
+ * @param key the business key, or {@code null}
+ * @param payload the payload as JSON text
+ * @param dueAt due time in epoch milliseconds
+ * @param attempt the number of this attempt, starting at 1
+ * @param maxAttempts attempts allowed for this task alone, or {@code null} for the handler's setting
+ * @param createdAt when it was scheduled, epoch milliseconds
+ */
+public record ClaimedTask(long id, String type, @Nullable String key, String payload, long dueAt, int attempt,
+        @Nullable Integer maxAttempts, long createdAt) {
+}

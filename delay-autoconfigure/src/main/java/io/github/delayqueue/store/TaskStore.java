@@ -1,0 +1,75 @@
+package io.github.delayqueue.store;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+import io.github.delayqueue.api.TaskStatus;
+import io.github.delayqueue.api.TaskView;
+
+/**
+ * The task table, the queue's only source of truth. Every status change is a compare-and-set whose affected rows
+ * decide who won; the caller passes the time so one clock governs a whole operation. Inserts join the caller's
+ * Spring transaction when there is one; every other method runs in a transaction of its own.
+ */
+public interface TaskStore {
+
+    /** Inserts tasks in as few statements as the payload sizes allow; results come back in input order. */
+    List<InsertedTask> insert(List<NewTask> tasks, long now);
+
+    /** Claims up to {@code limit} tasks in {@code status} due by {@code dueBy}, earliest first, skipping locked rows. */
+    List<ClaimedTask> claimDue(TaskStatus status, long dueBy, int limit, Claim claim);
+
+    /** Claims those of {@code ids} that are still pending and due by {@code dueBy}; the rest are left alone. */
+    List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Claim claim);
+
+    /** Writes how claimed tasks ended; only rows still {@code RUNNING} under {@code owner} change. */
+    void finish(String owner, List<Completion> completions, long now);
+
+    /** Extends the lease of tasks {@code owner} still runs; returns how many rows it held. */
+    int extendLeases(String owner, Collection<Long> ids, long leaseUntil, long now);
+
+    /** Hands back claimed tasks that never started: pending again in the given status, attempt not counted. */
+    void release(String owner, Map<Long, TaskStatus> statusById, long now);
+
+    /**
+     * Takes up to {@code limit} {@code RUNNING} tasks whose lease ended before {@code now} and applies the
+     * decision for each (retry or dead letter), all in one transaction.
+     */
+    List<Completion> recoverExpiredLeases(long now, int limit, Function<ExpiredLease, Completion> decision);
+
+    /**
+     * Moves up to {@code limit} {@code SCHEDULED} tasks due by {@code dueBy} to {@code QUEUED}. {@code index} is
+     * called with them while their rows are locked and before the commit, so a task is indexed before it is marked.
+     */
+    List<DueTask> migrate(long dueBy, int limit, long now, Consumer<List<DueTask>> index);
+
+    /**
+     * A page of tasks in {@code status} after {@code after} in (due time, id) order, for rebuilding the index;
+     * start with {@code new DueTask(0, Long.MIN_VALUE)}.
+     */
+    List<DueTask> pending(TaskStatus status, DueTask after, int limit);
+
+    /** The earliest due time among tasks in {@code status}. */
+    OptionalLong nextDue(TaskStatus status);
+
+    /** Cancels a pending task; its type when it was cancelled, empty when it was not pending. */
+    Optional<String> cancel(long id, long now);
+
+    /** Cancels the pending task of this type and key; its id when it was cancelled. */
+    OptionalLong cancel(String type, String key, long now);
+
+    /** Moves a pending task to a new due time and tier; {@code false} when it was not pending. */
+    boolean reschedule(long id, long dueAt, TaskStatus status, long now);
+
+    Optional<TaskView> find(long id);
+
+    Optional<TaskView> find(String type, String key);
+
+    /** Deletes up to {@code limit} tasks in {@code status} last changed before {@code updatedBefore}. */
+    int purge(TaskStatus status, long updatedBefore, int limit);
+}
