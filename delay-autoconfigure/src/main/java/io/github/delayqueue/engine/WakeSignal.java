@@ -48,14 +48,14 @@ public final class WakeSignal {
         try {
             while (true) {
                 long now = clock.now();
-                long remaining = Math.min(deadline, announced) - now;
-                if (remaining <= 0) {
+                long wakeAt = Math.min(deadline, announced);
+                if (wakeAt <= now) {
                     if (announced <= now) {
                         announced = Long.MAX_VALUE; // consumed; a later announcement stays for the next sleep
                     }
                     return;
                 }
-                changed.await(remaining, TimeUnit.MILLISECONDS);
+                changed.await(wakeAt - now, TimeUnit.MILLISECONDS);
             }
         }
         finally {

@@ -1,0 +1,73 @@
+package io.github.delayqueue.it;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import io.github.delayqueue.test.TestDatabase;
+import io.github.delayqueue.test.TestServices;
+
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * Starts {@link TestApp} contexts that stand in for instances of one application: same database, same key prefix,
+ * each with its own engine and threads. Closes what it started.
+ */
+public final class Instances implements AutoCloseable {
+
+    private final TestDatabase database;
+
+    private final String keyPrefix;
+
+    private final Journal journal;
+
+    private final List<String> common;
+
+    private final List<ConfigurableApplicationContext> started = new ArrayList<>();
+
+    public Instances(Journal journal, String... properties) {
+        this.database = TestServices.newDatabase();
+        this.keyPrefix = TestServices.newKeyPrefix();
+        this.journal = journal;
+        this.common = new ArrayList<>(Arrays.asList(database.springProperties()));
+        common.add("spring.data.redis.url=" + TestServices.redisUrl());
+        common.add("delay.redis.key-prefix=" + keyPrefix);
+        common.add("spring.datasource.hikari.maximum-pool-size=12");
+        common.addAll(Arrays.asList(properties));
+    }
+
+    public TestDatabase database() {
+        return database;
+    }
+
+    public String keyPrefix() {
+        return keyPrefix;
+    }
+
+    /** Starts one more instance; {@code properties} come after (and override) the common ones. */
+    public ConfigurableApplicationContext start(String... properties) {
+        List<String> all = new ArrayList<>(common);
+        all.addAll(Arrays.asList(properties));
+        ConfigurableApplicationContext context = new SpringApplicationBuilder(TestApp.class)
+            .web(WebApplicationType.NONE)
+            .properties(all.toArray(String[]::new))
+            .initializers(ctx -> ctx.getBeanFactory().registerSingleton("journal", journal))
+            .run();
+        started.add(context);
+        return context;
+    }
+
+    @Override
+    public void close() {
+        for (ConfigurableApplicationContext context : started) {
+            try {
+                context.close();
+            }
+            catch (RuntimeException ex) {
+                // a crashed instance may fail to close cleanly; the test has its verdict already
+            }
+        }
+    }
+}
