@@ -63,6 +63,9 @@ public final class IndexTaskSource implements TaskSource {
             if (swept > 0) {
                 events.recovered(TaskEvents.RecoveryReason.SWEEP, swept);
             }
+            if (swept == limit) {
+                nextSweepAt = now; // a backlog (Redis was flushed, say): keep sweeping until it is drained
+            }
         }
         if (!indexer.available()) {
             claimPending(now, limit - claimed.size(), now, claimed);

@@ -1,11 +1,13 @@
 package io.github.delayqueue.index;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.LongConsumer;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -17,6 +19,7 @@ import org.springframework.data.redis.core.script.DefaultRedisScript;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
+import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
  * {@link TimeIndex} on Redis: one sorted set per shard (score = due time in epoch milliseconds, member = task id),
@@ -135,9 +138,14 @@ public class RedisTimeIndex implements TimeIndex {
         unsubscribe();
         RedisMessageListenerContainer container = new RedisMessageListenerContainer();
         container.setConnectionFactory(connectionFactory);
+        // While Redis is down, retry the subscription at a growing interval instead of logging every few seconds;
+        // wake-ups are hints, consumers still wake every max-wait.
+        ExponentialBackOff backOff = new ExponentialBackOff(1000, 2.0);
+        backOff.setMaxInterval(30_000);
+        container.setRecoveryBackoff(backOff);
         container.addMessageListener((message, pattern) -> {
             try {
-                listener.accept(Long.parseLong(new String(message.getBody(), java.nio.charset.StandardCharsets.UTF_8)));
+                listener.accept(Long.parseLong(new String(message.getBody(), StandardCharsets.UTF_8)));
             }
             catch (NumberFormatException ex) {
                 // not ours; wake-ups are hints
@@ -162,7 +170,7 @@ public class RedisTimeIndex implements TimeIndex {
         }
     }
 
-    private static <T> T guard(java.util.function.Supplier<T> call) {
+    private static <T> T guard(Supplier<T> call) {
         try {
             return call.get();
         }
