@@ -1,0 +1,235 @@
+package io.github.delayqueue.store;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.delayqueue.api.TaskStatus;
+import io.github.delayqueue.test.TestDatabase;
+import io.github.delayqueue.test.TestServices;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The compare-and-set rules of the task table, under real concurrency on the real database. */
+class JdbcTaskStoreIT {
+
+    private static HikariDataSource dataSource;
+
+    private static JdbcTaskStore store;
+
+    private static JdbcTemplate jdbc;
+
+    private static long now = System.currentTimeMillis();
+
+    @BeforeAll
+    static void createTable() {
+        TestDatabase db = TestServices.newDatabase();
+        dataSource = new HikariDataSource();
+        dataSource.setJdbcUrl(db.url());
+        dataSource.setUsername(db.user());
+        dataSource.setPassword(db.password());
+        dataSource.setMaximumPoolSize(10);
+        new TaskSchema(dataSource, "delay_task", "delay_schema_history").migrate();
+        store = new JdbcTaskStore(dataSource, "delay_task");
+        jdbc = new JdbcTemplate(dataSource);
+    }
+
+    @AfterAll
+    static void close() {
+        dataSource.close();
+    }
+
+    private static List<Long> insert(int count, String type, long dueAt) {
+        List<NewTask> tasks = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            tasks.add(new NewTask(type, null, "\"p\"", dueAt, TaskStatus.SCHEDULED, null));
+        }
+        return store.insert(tasks, now).stream().map(InsertedTask::id).toList();
+    }
+
+    private static Claim claim(String owner) {
+        return new Claim(owner, now + 30_000, now);
+    }
+
+    @Test
+    void cancelAndClaimRacingForOneTaskHaveExactlyOneWinner() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            for (int round = 0; round < 100; round++) {
+                long id = insert(1, "race", now - 1).get(0);
+                CountDownLatch go = new CountDownLatch(1);
+                Future<List<ClaimedTask>> claimed = pool.submit(() -> {
+                    go.await();
+                    return store.claimIds(List.of(id), now, claim("claimer"));
+                });
+                Future<Optional<String>> cancelled = pool.submit(() -> {
+                    go.await();
+                    return store.cancel(id, now);
+                });
+                go.countDown();
+                boolean claimWon = !claimed.get().isEmpty();
+                boolean cancelWon = cancelled.get().isPresent();
+                assertThat(claimWon ^ cancelWon).as("round %d: claim %s, cancel %s", round, claimWon, cancelWon)
+                    .isTrue();
+                String status = jdbc.queryForObject("SELECT status FROM delay_task WHERE id = ?", String.class, id);
+                assertThat(status).isEqualTo(claimWon ? "RUNNING" : "CANCELLED");
+            }
+        }
+        finally {
+            pool.shutdown();
+        }
+    }
+
+    @Test
+    void concurrentClaimersTakeDisjointRowsAndTogetherTakeAll() throws Exception {
+        Set<Long> ids = new HashSet<>(insert(2000, "disjoint", now - 10));
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Callable<List<Long>>> claimers = new ArrayList<>();
+            for (int c = 0; c < 4; c++) {
+                String owner = "owner-" + c;
+                claimers.add(() -> {
+                    List<Long> mine = new ArrayList<>();
+                    List<ClaimedTask> batch;
+                    do {
+                        batch = store.claimDue(TaskStatus.SCHEDULED, now, 50, claim(owner));
+                        batch.stream().filter(t -> t.type().equals("disjoint")).forEach(t -> mine.add(t.id()));
+                    }
+                    while (!batch.isEmpty());
+                    return mine;
+                });
+            }
+            List<Long> all = new ArrayList<>();
+            for (Future<List<Long>> result : pool.invokeAll(claimers)) {
+                all.addAll(result.get());
+            }
+            assertThat(all).doesNotHaveDuplicates();
+            assertThat(new HashSet<>(all)).isEqualTo(ids);
+        }
+        finally {
+            pool.shutdown();
+        }
+    }
+
+    @Test
+    void finishingOnlyTouchesRowsTheOwnerStillHolds() {
+        List<Long> ids = insert(3, "finish", now - 1);
+        store.claimIds(ids, now, claim("a"));
+        // another instance recovered ids[0] meanwhile and owns it now
+        jdbc.update("UPDATE delay_task SET owner = 'b' WHERE id = ?", ids.get(0));
+
+        store.finish("a", List.of(new Completion.Succeeded(ids.get(0)), new Completion.Succeeded(ids.get(1)),
+                new Completion.Failed(ids.get(2), "x".repeat(5000))), now);
+
+        assertThat(status(ids.get(0))).isEqualTo("RUNNING");
+        assertThat(status(ids.get(1))).isEqualTo("SUCCEEDED");
+        assertThat(status(ids.get(2))).isEqualTo("FAILED");
+        assertThat(jdbc.queryForObject("SELECT CHAR_LENGTH(last_error) FROM delay_task WHERE id = ?", Integer.class,
+                ids.get(2))).isEqualTo(JdbcTaskStore.MAX_ERROR_LENGTH);
+    }
+
+    @Test
+    void releaseUndoesTheClaimAndItsAttempt() {
+        List<Long> ids = insert(2, "release", now - 1);
+        List<ClaimedTask> claimed = store.claimIds(ids, now, claim("a"));
+        assertThat(claimed).extracting(ClaimedTask::attempt).containsOnly(1);
+
+        store.release("a", Map.of(ids.get(0), TaskStatus.QUEUED, ids.get(1), TaskStatus.SCHEDULED), now);
+
+        assertThat(status(ids.get(0))).isEqualTo("QUEUED");
+        assertThat(status(ids.get(1))).isEqualTo("SCHEDULED");
+        assertThat(jdbc.queryForList("SELECT attempts FROM delay_task WHERE id IN (?, ?)", Integer.class, ids.get(0),
+                ids.get(1))).containsOnly(0);
+        assertThat(jdbc.queryForList("SELECT owner FROM delay_task WHERE id IN (?, ?)", String.class, ids.get(0),
+                ids.get(1))).containsOnlyNulls();
+    }
+
+    @Test
+    void leasesAreExtendedOnlyForTheOwnersRunningRowsAndExpiredOnesAreRecovered() {
+        List<Long> ids = insert(2, "lease", now - 1);
+        store.claimIds(ids, now, new Claim("a", now + 1000, now));
+        assertThat(store.extendLeases("a", ids, now + 60_000, now)).isEqualTo(2);
+        assertThat(store.extendLeases("someone-else", ids, now + 60_000, now)).isZero();
+
+        jdbc.update("UPDATE delay_task SET lease_until = ? WHERE id = ?", now - 5, ids.get(0));
+        List<ExpiredLease> seen = new ArrayList<>();
+        List<Completion> recovered = store.recoverExpiredLeases(now, 100, lease -> {
+            seen.add(lease);
+            return new Completion.Retry(lease.id(), TaskStatus.SCHEDULED, lease.dueAt(), "lease expired");
+        });
+
+        assertThat(seen).extracting(ExpiredLease::id).containsExactly(ids.get(0));
+        assertThat(seen.get(0).owner()).isEqualTo("a");
+        assertThat(recovered).hasSize(1);
+        assertThat(status(ids.get(0))).isEqualTo("SCHEDULED");
+        assertThat(status(ids.get(1))).isEqualTo("RUNNING");
+    }
+
+    @Test
+    void largePayloadsAreSplitIntoSeveralStatements() {
+        String big = "\"" + "x".repeat(600_000) + "\"";
+        List<NewTask> tasks = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            tasks.add(new NewTask("big", i % 2 == 0 ? null : "key-" + i, big, now + 60_000, TaskStatus.SCHEDULED, 2));
+        }
+        List<InsertedTask> inserted = store.insert(tasks, now);
+
+        assertThat(inserted).extracting(InsertedTask::id).doesNotHaveDuplicates().hasSize(12);
+        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM delay_task WHERE task_type = 'big' "
+                + "AND CHAR_LENGTH(payload) = 600002 AND max_attempts = 2", Integer.class)).isEqualTo(12);
+    }
+
+    @Test
+    void pendingPagesWalkTheQueuedRowsInDueOrder() {
+        List<NewTask> tasks = new ArrayList<>();
+        for (int i = 0; i < 25; i++) {
+            tasks.add(new NewTask("page", null, "1", now + 500_000 + (i % 5), TaskStatus.QUEUED, null));
+        }
+        Set<Long> ids = new HashSet<>(store.insert(tasks, now).stream().map(InsertedTask::id).toList());
+        Set<Long> seen = new HashSet<>();
+        DueTask after = new DueTask(0, now + 499_999);
+        List<DueTask> page;
+        do {
+            page = store.pending(TaskStatus.QUEUED, after, 7);
+            page.forEach(t -> seen.add(t.id()));
+            if (!page.isEmpty()) {
+                after = page.get(page.size() - 1);
+            }
+        }
+        while (page.size() == 7);
+        assertThat(seen).containsAll(ids);
+    }
+
+    @Test
+    void purgeDeletesOnlyOldRowsOfTheStatus() {
+        List<Long> ids = insert(3, "purge", now - 1);
+        jdbc.update("UPDATE delay_task SET status = 'SUCCEEDED', updated_at = ? WHERE id IN (?, ?)", now - 100_000,
+                ids.get(0), ids.get(1));
+        jdbc.update("UPDATE delay_task SET updated_at = ? WHERE id = ?", now, ids.get(1));
+
+        assertThat(store.purge(TaskStatus.SUCCEEDED, now - 50_000, 100)).isEqualTo(1);
+        assertThat(store.find(ids.get(0))).isEmpty();
+        assertThat(store.find(ids.get(1))).isPresent();
+        assertThat(store.find(ids.get(2))).isPresent();
+    }
+
+    private static String status(long id) {
+        return jdbc.queryForObject("SELECT status FROM delay_task WHERE id = ?", String.class, id);
+    }
+
+}
