@@ -38,6 +38,8 @@ public class DelayQueueProperties {
 
     private final Retention retention = new Retention();
 
+    private final Health health = new Health();
+
     public Mode getMode() {
         return mode;
     }
@@ -80,6 +82,10 @@ public class DelayQueueProperties {
 
     public Retention getRetention() {
         return retention;
+    }
+
+    public Health getHealth() {
+        return health;
     }
 
     /** Where due tasks are found. */
@@ -454,6 +460,25 @@ public class DelayQueueProperties {
 
         public void setBatchSize(int batchSize) {
             this.batchSize = batchSize;
+        }
+    }
+
+    /** The {@code delayQueue} health indicator (with Spring Boot's actuator). */
+    public static class Health {
+
+        /**
+         * How long the oldest overdue task (pending, past its due time) may wait before the health indicator reports
+         * DOWN; empty, the default, never reports DOWN for lateness. Set it above the lateness a backlog may
+         * legitimately reach, or a burst of tasks takes the instance out of its load balancer.
+         */
+        private @Nullable Duration maxOverdue;
+
+        public @Nullable Duration getMaxOverdue() {
+            return maxOverdue;
+        }
+
+        public void setMaxOverdue(@Nullable Duration maxOverdue) {
+            this.maxOverdue = maxOverdue;
         }
     }
 }

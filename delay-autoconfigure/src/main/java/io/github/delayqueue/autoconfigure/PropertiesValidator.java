@@ -83,6 +83,12 @@ final class PropertiesValidator {
         positiveIfSet("delay.retention.failed", retention.getFailed());
         positive("delay.retention.interval", retention.getInterval());
         atLeast("delay.retention.batch-size", retention.getBatchSize(), 1);
+
+        positiveIfSet("delay.health.max-overdue", properties.getHealth().getMaxOverdue());
+    }
+
+    static void validate(DelayQueueMetricsProperties metrics) {
+        positive("delay.metrics.refresh-interval", metrics.getRefreshInterval());
     }
 
     private static void tableName(String name, @Nullable String value) {

@@ -1,0 +1,112 @@
+package io.github.delayqueue.actuate;
+
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.github.delayqueue.engine.DelayQueueEngine;
+import io.github.delayqueue.engine.Indexer;
+import io.github.delayqueue.engine.QueueClock;
+import io.github.delayqueue.store.TaskInspector;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+
+/**
+ * Health of the queue, as {@code delayQueue} under {@code /actuator/health}. DOWN when the task database does not
+ * answer within the timeout (the query runs on a thread of its own, so a hung connection pool cannot hang the health
+ * endpoint), or when {@code delay.health.max-overdue} is set and the oldest overdue task is later than that. An
+ * unreachable Redis alone is not DOWN: the queue keeps running tasks from the database, less precisely, and says so
+ * in {@code redisReachable}.
+ */
+public class DelayQueueHealthIndicator extends AbstractHealthIndicator implements AutoCloseable {
+
+    private final TaskInspector inspector;
+
+    private final QueueClock clock;
+
+    private final @Nullable Indexer indexer;
+
+    private final @Nullable DelayQueueEngine engine;
+
+    private final @Nullable Duration maxOverdue;
+
+    private final Duration timeout;
+
+    private final ExecutorService executor = Executors.newSingleThreadExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "delay-health");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    /** The check still running, shared by callers that come while it runs, so stuck checks never pile up. */
+    private @Nullable Future<TaskInspector.Overdue> inFlight;
+
+    public DelayQueueHealthIndicator(TaskInspector inspector, QueueClock clock, @Nullable Indexer indexer,
+            @Nullable DelayQueueEngine engine, @Nullable Duration maxOverdue, Duration timeout) {
+        super("The delay queue's task database did not answer");
+        this.inspector = inspector;
+        this.clock = clock;
+        this.indexer = indexer;
+        this.engine = engine;
+        this.maxOverdue = maxOverdue;
+        this.timeout = timeout;
+    }
+
+    @Override
+    protected void doHealthCheck(Health.Builder builder) throws Exception {
+        builder.withDetail("mode", indexer == null ? "jdbc" : "hybrid");
+        if (indexer != null) {
+            builder.withDetail("redisReachable", indexer.available());
+        }
+        if (engine != null) {
+            builder.withDetail("instance", engine.instanceId())
+                .withDetail("heldTasks", engine.heldTasks())
+                .withDetail("capacity", engine.capacity());
+        }
+        TaskInspector.Overdue overdue = overdue();
+        Duration oldestAge = OverdueTasks.oldestAge(overdue, clock.now());
+        builder.withDetail("overdueTasks", overdue.count()).withDetail("oldestOverdueAge", oldestAge.toString());
+        if (maxOverdue != null) {
+            builder.withDetail("maxOverdue", maxOverdue.toString());
+            if (oldestAge.compareTo(maxOverdue) > 0) {
+                builder.down().withDetail("reason", "the oldest overdue task fell due " + oldestAge
+                        + " ago, more than delay.health.max-overdue (" + maxOverdue + ")");
+                return;
+            }
+        }
+        builder.up();
+    }
+
+    private TaskInspector.Overdue overdue() throws Exception {
+        Future<TaskInspector.Overdue> check = check();
+        try {
+            return check.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        catch (TimeoutException ex) {
+            throw new TimeoutException("The task database did not answer within " + timeout);
+        }
+        catch (ExecutionException ex) {
+            throw (ex.getCause() instanceof Exception cause) ? cause : ex;
+        }
+    }
+
+    private synchronized Future<TaskInspector.Overdue> check() {
+        Future<TaskInspector.Overdue> running = inFlight;
+        if (running == null || running.isDone()) {
+            running = executor.submit(() -> OverdueTasks.read(inspector, clock.now()));
+            inFlight = running;
+        }
+        return running;
+    }
+
+    @Override
+    public void close() {
+        executor.shutdownNow();
+    }
+}

@@ -1,0 +1,213 @@
+package io.github.delayqueue.actuate;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
+
+import io.github.delayqueue.api.TaskStatus;
+import io.github.delayqueue.engine.Indexer;
+import io.github.delayqueue.engine.QueueClock;
+import io.github.delayqueue.store.TaskInspector;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Gauges of what the queue holds, read from a snapshot that a thread of its own refreshes every interval: a scrape
+ * never queries the database or Redis, however often it comes and however many registries there are. A value that
+ * could not be read is {@code NaN} until the next refresh that succeeds, so a stale number never passes for a fresh
+ * one.
+ *
+ * <ul>
+ * <li>{@code delay.tasks.pending} {status = scheduled | queued | running}: unfinished tasks</li>
+ * <li>{@code delay.tasks.overdue}: pending tasks more than a second past due;
+ * {@code delay.tasks.overdue.oldest}: how late the oldest of them is, in seconds</li>
+ * <li>{@code delay.tasks.dead.letters}: {@code FAILED} tasks kept, waiting for someone to act</li>
+ * <li>{@code delay.index.size} {shard}: ids in each shard of the Redis time index (hybrid mode)</li>
+ * </ul>
+ */
+public final class QueueGauges implements MeterBinder, SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(QueueGauges.class);
+
+    private static final Set<TaskStatus> COUNTED = EnumSet.of(TaskStatus.SCHEDULED, TaskStatus.QUEUED,
+            TaskStatus.RUNNING, TaskStatus.FAILED);
+
+    private static final Set<TaskStatus> PENDING = EnumSet.of(TaskStatus.SCHEDULED, TaskStatus.QUEUED,
+            TaskStatus.RUNNING);
+
+    private final TaskInspector inspector;
+
+    private final @Nullable Indexer indexer;
+
+    private final QueueClock clock;
+
+    private final Duration interval;
+
+    private final int shards;
+
+    private volatile Snapshot snapshot;
+
+    private volatile boolean failing;
+
+    private @Nullable ScheduledExecutorService executor;
+
+    public QueueGauges(TaskInspector inspector, @Nullable Indexer indexer, QueueClock clock, Duration interval) {
+        this.inspector = inspector;
+        this.indexer = indexer;
+        this.clock = clock;
+        this.interval = interval;
+        this.shards = indexer == null ? 0 : indexer.index().shards();
+        this.snapshot = Snapshot.unknown(shards);
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        for (TaskStatus status : PENDING) {
+            gauge("delay.tasks.pending", s -> s.count(status),
+                    "Unfinished tasks: scheduled (database only), queued (also in the Redis index), running")
+                .tag("status", status.name().toLowerCase(Locale.ROOT))
+                .baseUnit("tasks")
+                .register(registry);
+        }
+        gauge("delay.tasks.overdue", Snapshot::overdue,
+                "Pending tasks more than a second past their due time").baseUnit("tasks").register(registry);
+        gauge("delay.tasks.overdue.oldest", Snapshot::oldestOverdueSeconds,
+                "How long ago the oldest overdue task fell due; 0 when none is overdue")
+            .baseUnit("seconds")
+            .register(registry);
+        gauge("delay.tasks.dead.letters", s -> s.count(TaskStatus.FAILED),
+                "FAILED tasks kept in the table (dead letters), waiting to be re-run or purged")
+            .baseUnit("tasks")
+            .register(registry);
+        for (int shard = 0; shard < shards; shard++) {
+            int index = shard;
+            gauge("delay.index.size", s -> s.indexSize(index),
+                    "Task ids in a shard of the Redis time index")
+                .tag("shard", Integer.toString(shard))
+                .baseUnit("tasks")
+                .register(registry);
+        }
+    }
+
+    private Gauge.Builder<QueueGauges> gauge(String name, ToDoubleFunction<Snapshot> value, String description) {
+        return Gauge.builder(name, this, gauges -> value.applyAsDouble(gauges.snapshot))
+            .description(description)
+            .strongReference(true);
+    }
+
+    /** Reads the database and the index once; called on the refresh thread, and by tests. */
+    public void refresh() {
+        long now = clock.now();
+        Map<TaskStatus, Long> counts = null;
+        TaskInspector.Overdue overdue = null;
+        try {
+            counts = inspector.countByStatus(COUNTED);
+            overdue = OverdueTasks.read(inspector, now);
+            if (failing) {
+                failing = false;
+                log.info("Delay queue gauges read the task database again");
+            }
+        }
+        catch (RuntimeException ex) {
+            if (!failing) {
+                failing = true;
+                log.warn("Delay queue gauges could not read the task database ({}); they show NaN until it answers",
+                        ex.toString());
+            }
+        }
+        double[] sizes = new double[shards];
+        Arrays.fill(sizes, Double.NaN);
+        if (indexer != null && indexer.available()) {
+            try {
+                for (int shard = 0; shard < shards; shard++) {
+                    sizes[shard] = indexer.index().size(shard);
+                }
+            }
+            catch (RuntimeException ex) {
+                // the engine notices and logs an unreachable index itself; NaN says we could not read it
+                log.debug("Could not read the time index size", ex);
+            }
+        }
+        snapshot = new Snapshot(counts, overdue == null ? Double.NaN : overdue.count(),
+                overdue == null ? Double.NaN : OverdueTasks.oldestAge(overdue, now).toMillis() / 1000.0, sizes,
+                Instant.ofEpochMilli(now));
+    }
+
+    /** When the snapshot the gauges show was taken, or {@code null} before the first refresh. */
+    public @Nullable Instant lastRefresh() {
+        return snapshot.takenAt();
+    }
+
+    @Override
+    public synchronized void start() {
+        if (executor != null) {
+            return;
+        }
+        ScheduledExecutorService started = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "delay-metrics-refresh");
+            thread.setDaemon(true);
+            return thread;
+        });
+        started.scheduleWithFixedDelay(this::refreshQuietly, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+        executor = started;
+    }
+
+    private void refreshQuietly() {
+        try {
+            refresh();
+        }
+        catch (RuntimeException ex) { // a scheduled task that throws is never run again
+            log.warn("Refreshing the delay queue gauges failed", ex);
+        }
+    }
+
+    @Override
+    public synchronized void stop() {
+        if (executor != null) {
+            executor.shutdownNow();
+            executor = null;
+        }
+    }
+
+    @Override
+    public synchronized boolean isRunning() {
+        return executor != null;
+    }
+
+    private record Snapshot(@Nullable Map<TaskStatus, Long> counts, double overdue, double oldestOverdueSeconds,
+            double[] indexSizes, @Nullable Instant takenAt) {
+
+        static Snapshot unknown(int shards) {
+            double[] sizes = new double[shards];
+            Arrays.fill(sizes, Double.NaN);
+            return new Snapshot(null, Double.NaN, Double.NaN, sizes, null);
+        }
+
+        Snapshot {
+            counts = counts == null ? null : Map.copyOf(counts);
+        }
+
+        double count(TaskStatus status) {
+            Map<TaskStatus, Long> known = counts;
+            return known == null ? Double.NaN : known.getOrDefault(status, 0L);
+        }
+
+        double indexSize(int shard) {
+            return indexSizes[shard];
+        }
+    }
+}

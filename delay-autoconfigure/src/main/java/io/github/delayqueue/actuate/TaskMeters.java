@@ -1,0 +1,149 @@
+package io.github.delayqueue.actuate;
+
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import io.github.delayqueue.engine.TaskEvents;
+import io.github.delayqueue.store.ClaimedTask;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
+/**
+ * Turns the engine's events into Micrometer meters. Tags stay low-cardinality: the task type (bounded by the
+ * application's handlers), an outcome or a reason, never an id or a key. Meters of a type are built on its first
+ * event and then reused, so an event costs a map look-up and an increment.
+ *
+ * <ul>
+ * <li>{@code delay.tasks.scheduled} {type}: tasks created (a duplicate key creates none)</li>
+ * <li>{@code delay.tasks.completed} {type, outcome = success | retry | failed | cancelled}</li>
+ * <li>{@code delay.task.duration} {type}: handler run time</li>
+ * <li>{@code delay.task.lateness} {type}: start minus due time, with a percentile histogram</li>
+ * <li>{@code delay.claim.conflicts}, {@code delay.migration.tasks}, {@code delay.recovery.tasks} {reason}</li>
+ * </ul>
+ */
+public final class TaskMeters implements TaskEvents {
+
+    /** Lateness is published as a histogram from here to {@link #LATENESS_MAX}; later starts land in +Inf. */
+    static final Duration LATENESS_MIN = Duration.ofMillis(1);
+
+    static final Duration LATENESS_MAX = Duration.ofHours(1);
+
+    private final MeterRegistry registry;
+
+    private final Map<String, TypeMeters> byType = new ConcurrentHashMap<>();
+
+    private final Counter claimConflicts;
+
+    private final Counter migrated;
+
+    private final Map<RecoveryReason, Counter> recovered = new EnumMap<>(RecoveryReason.class);
+
+    public TaskMeters(MeterRegistry registry) {
+        this.registry = registry;
+        this.claimConflicts = Counter.builder("delay.claim.conflicts")
+            .description("Task ids taken from the index whose rows another instance or a cancel had already changed")
+            .baseUnit("tasks")
+            .register(registry);
+        this.migrated = Counter.builder("delay.migration.tasks")
+            .description("Tasks moved from the database tier into the Redis time index")
+            .baseUnit("tasks")
+            .register(registry);
+        for (RecoveryReason reason : RecoveryReason.values()) {
+            recovered.put(reason, Counter.builder("delay.recovery.tasks")
+                .description("Stuck tasks taken back: lease = their instance stopped renewing its claim, "
+                        + "sweep = pending past the sweep grace but missing from the index")
+                .baseUnit("tasks")
+                .tag("reason", reason.name().toLowerCase(Locale.ROOT))
+                .register(registry));
+        }
+    }
+
+    @Override
+    public void scheduled(String type) {
+        meters(type).scheduled.increment();
+    }
+
+    @Override
+    public void cancelled(String type) {
+        meters(type).cancelled.increment();
+    }
+
+    @Override
+    public void started(ClaimedTask task, long latenessMillis) {
+        meters(task.type()).lateness.record(Math.max(0, latenessMillis), TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void finished(ClaimedTask task, Outcome outcome, long durationNanos) {
+        TypeMeters meters = meters(task.type());
+        switch (outcome) {
+            case SUCCESS -> meters.success.increment();
+            case RETRY -> meters.retry.increment();
+            case FAILED -> meters.failed.increment();
+        }
+        // 0 means no handler ran: the type has none, or the payload did not bind.
+        if (durationNanos > 0) {
+            meters.duration.record(durationNanos, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    @Override
+    public void claimConflicts(int count) {
+        claimConflicts.increment(count);
+    }
+
+    @Override
+    public void migrated(int count) {
+        migrated.increment(count);
+    }
+
+    @Override
+    public void recovered(RecoveryReason reason, int count) {
+        recovered.get(reason).increment(count);
+    }
+
+    private TypeMeters meters(String type) {
+        return byType.computeIfAbsent(type, this::create);
+    }
+
+    private TypeMeters create(String type) {
+        return new TypeMeters(
+                Counter.builder("delay.tasks.scheduled")
+                    .description("Tasks scheduled (created; a duplicate key creates none)")
+                    .baseUnit("tasks")
+                    .tag("type", type)
+                    .register(registry),
+                completed(type, "success"), completed(type, "retry"), completed(type, "failed"),
+                completed(type, "cancelled"),
+                Timer.builder("delay.task.duration")
+                    .description("Time a handler took to run a task")
+                    .tag("type", type)
+                    .register(registry),
+                Timer.builder("delay.task.lateness")
+                    .description("How long after its due time a task started on a worker")
+                    .tag("type", type)
+                    .publishPercentileHistogram()
+                    .minimumExpectedValue(LATENESS_MIN)
+                    .maximumExpectedValue(LATENESS_MAX)
+                    .register(registry));
+    }
+
+    private Counter completed(String type, String outcome) {
+        return Counter.builder("delay.tasks.completed")
+            .description("Task runs and cancellations by how they ended: success, retry (another attempt is "
+                    + "scheduled), failed (dead letter), cancelled")
+            .baseUnit("tasks")
+            .tag("type", type)
+            .tag("outcome", outcome)
+            .register(registry);
+    }
+
+    private record TypeMeters(Counter scheduled, Counter success, Counter retry, Counter failed, Counter cancelled,
+            Timer duration, Timer lateness) {
+    }
+}

@@ -1,0 +1,47 @@
+package io.github.delayqueue.autoconfigure;
+
+import io.github.delayqueue.actuate.QueueGauges;
+import io.github.delayqueue.actuate.TaskMeters;
+import io.github.delayqueue.api.EnableDelayQueue;
+import io.github.delayqueue.engine.Indexer;
+import io.github.delayqueue.engine.QueueClock;
+import io.github.delayqueue.store.TaskInspector;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+
+/**
+ * The queue's Micrometer meters, when the application has a {@link MeterRegistry} (Spring Boot's actuator makes
+ * one): counters and timers fed by the engine's events ({@link TaskMeters}) and gauges read from a snapshot
+ * refreshed every {@code delay.metrics.refresh-interval} ({@link QueueGauges}).
+ */
+@AutoConfiguration(after = DelayQueueAutoConfiguration.class,
+        afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+                "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration" })
+@ConditionalOnClass(MeterRegistry.class)
+@ConditionalOnBean(value = MeterRegistry.class, annotation = EnableDelayQueue.class)
+@EnableConfigurationProperties(DelayQueueMetricsProperties.class)
+@Import(DelayQueueInspectorConfiguration.class)
+public final class DelayQueueMetricsAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    TaskMeters delayQueueTaskMeters(MeterRegistry registry) {
+        return new TaskMeters(registry);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    QueueGauges delayQueueGauges(TaskInspector inspector, ObjectProvider<Indexer> indexer, QueueClock clock,
+            DelayQueueMetricsProperties properties) {
+        PropertiesValidator.validate(properties);
+        return new QueueGauges(inspector, indexer.getIfAvailable(), clock, properties.getRefreshInterval());
+    }
+}

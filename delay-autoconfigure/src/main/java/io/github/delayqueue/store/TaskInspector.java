@@ -1,0 +1,62 @@
+package io.github.delayqueue.store;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import io.github.delayqueue.api.TaskStatus;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What an operator asks of the task table: how many tasks are where, what is overdue, which delays applications
+ * request, and the one repair the queue offers, re-running a dead letter. Reads never lock rows; each call runs in a
+ * statement (or transaction) of its own, with the caller's time passed in so one clock governs an answer.
+ */
+public interface TaskInspector {
+
+    /** How many tasks are in each of {@code statuses}; a status without tasks maps to 0. */
+    Map<TaskStatus, Long> countByStatus(Set<TaskStatus> statuses);
+
+    /** How many tasks there are of each type in each status, over the whole table. */
+    List<TypeCount> countByTypeAndStatus();
+
+    /** Pending ({@code SCHEDULED} or {@code QUEUED}) tasks due before {@code dueBefore}, and the oldest due time. */
+    Overdue overdue(long dueBefore);
+
+    /**
+     * The delays requested ({@code due_at - created_at}) by the {@code sample} most recently scheduled tasks that
+     * still carry their first due time, counted at or below each of {@code boundsMillis} (ascending).
+     */
+    CumulativeCounts requestedDelays(List<Long> boundsMillis, int sample);
+
+    /** Pending tasks due within each of {@code boundsMillis} (ascending) from {@code now}, overdue ones included. */
+    CumulativeCounts pendingDueWithin(long now, List<Long> boundsMillis);
+
+    /**
+     * Makes a {@code FAILED} task pending again in {@code status}, due at {@code dueAt}, with its attempts reset and
+     * its last error kept until the next attempt; {@code false} when it was not {@code FAILED}.
+     */
+    boolean rerunFailed(long id, TaskStatus status, long dueAt, long now);
+
+    /**
+     * @param type the task type
+     * @param status the status
+     * @param count tasks of that type in that status
+     */
+    record TypeCount(String type, TaskStatus status, long count) {
+    }
+
+    /**
+     * @param count pending tasks due before the given time
+     * @param oldestDueAt the earliest due time among them, epoch milliseconds, or {@code null} when there are none
+     */
+    record Overdue(long count, @Nullable Long oldestDueAt) {
+    }
+
+    /**
+     * @param total tasks looked at
+     * @param atOrBelow for each bound, in the order given, how many of them are at or below it
+     */
+    record CumulativeCounts(long total, List<Long> atOrBelow) {
+    }
+}
