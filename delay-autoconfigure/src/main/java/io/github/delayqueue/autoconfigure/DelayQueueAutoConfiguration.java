@@ -11,6 +11,7 @@ import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.EnableDelayQueue;
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.engine.Backoff;
+import io.github.delayqueue.engine.ClockAligner;
 import io.github.delayqueue.engine.DefaultDelayQueue;
 import io.github.delayqueue.engine.DelayQueueEngine;
 import io.github.delayqueue.engine.EngineSettings;
@@ -35,6 +36,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.annotation.Bean;
@@ -71,6 +73,13 @@ public final class DelayQueueAutoConfiguration {
     @ConditionalOnMissingBean
     QueueClock delayQueueClock(ObjectProvider<Clock> clock) {
         return new QueueClock(clock.getIfUnique(Clock::systemUTC));
+    }
+
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnProperty(name = "delay.clock.source", havingValue = "database", matchIfMissing = true)
+    ClockAligner delayClockAligner(QueueClock clock, TaskStore store, DelayQueueProperties properties) {
+        return new ClockAligner(clock, store::currentTimeMillis, properties.getClock().getAlignInterval());
     }
 
     @Bean
@@ -119,7 +128,8 @@ public final class DelayQueueAutoConfiguration {
     @ConditionalOnMissingBean
     DelayQueue delayQueue(TaskStore store, ObjectProvider<Indexer> indexer, PayloadCodec codec,
             DelayQueueProperties properties, Tiers tiers, QueueClock clock, WakeSignal wake,
-            ObjectProvider<TaskEvents> events) {
+            ObjectProvider<TaskEvents> events, ObjectProvider<ClockAligner> aligner) {
+        aligner.getIfAvailable(); // created, so aligned, before the first due time is computed
         return new DefaultDelayQueue(store, indexer.getIfAvailable(), codec,
                 new TaskValidator(properties.getPayload().getMaxSize().toBytes()), tiers, clock, wake,
                 TaskEvents.composite(events.orderedStream().toList()));

@@ -40,6 +40,8 @@ public class DelayQueueProperties {
 
     private final Health health = new Health();
 
+    private final Clock clock = new Clock();
+
     public Mode getMode() {
         return mode;
     }
@@ -86,6 +88,10 @@ public class DelayQueueProperties {
 
     public Health getHealth() {
         return health;
+    }
+
+    public Clock getClock() {
+        return clock;
     }
 
     /** Where due tasks are found. */
@@ -461,6 +467,46 @@ public class DelayQueueProperties {
         public void setBatchSize(int batchSize) {
             this.batchSize = batchSize;
         }
+    }
+
+    /** Which clock due times are measured by. */
+    public static class Clock {
+
+        /**
+         * The reference all instances align their due times to: "database" reads the database server's clock and
+         * corrects this instance's clock by the measured offset, so instances with skewed clocks agree; "local" uses
+         * the application's Clock bean as it is (for tests that control time with a Clock of their own).
+         */
+        private ClockSource source = ClockSource.DATABASE;
+
+        /** How often the offset to the database clock is measured again. */
+        private Duration alignInterval = Duration.ofMinutes(1);
+
+        public ClockSource getSource() {
+            return source;
+        }
+
+        public void setSource(ClockSource source) {
+            this.source = source;
+        }
+
+        public Duration getAlignInterval() {
+            return alignInterval;
+        }
+
+        public void setAlignInterval(Duration alignInterval) {
+            this.alignInterval = alignInterval;
+        }
+    }
+
+    /** The reference clock of due times. */
+    public enum ClockSource {
+
+        /** The database server's clock, shared by every instance. */
+        DATABASE,
+
+        /** The application's own Clock bean. */
+        LOCAL
     }
 
     /** The {@code delayQueue} health indicator (with Spring Boot's actuator). */

@@ -77,6 +77,8 @@ final class PropertiesValidator {
                     "must be between 1B and " + JdbcTaskStore.MAX_PAYLOAD_BYTES + "B (the payload column's size)");
         }
 
+        positive("delay.clock.align-interval", properties.getClock().getAlignInterval());
+
         DelayQueueProperties.Retention retention = properties.getRetention();
         positiveIfSet("delay.retention.succeeded", retention.getSucceeded());
         positiveIfSet("delay.retention.cancelled", retention.getCancelled());

@@ -22,6 +22,8 @@ import io.github.delayqueue.store.TaskStore;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.PessimisticLockingFailureException;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * The {@link DelayQueue} applications call. It validates, writes the row (joining the caller's transaction), and
@@ -183,9 +185,23 @@ public class DefaultDelayQueue implements DelayQueue {
         return storage("find task " + type + "/" + key, () -> store.find(type, key));
     }
 
+    /**
+     * Runs a storage call; a deadlock or lock timeout outside a surrounding transaction is retried (the database
+     * rolled the statement back, so nothing was written), inside one it is the caller's to handle.
+     */
     private static <T> T storage(String what, Supplier<T> work) {
+        int attempt = 1;
         try {
-            return work.get();
+            while (true) {
+                try {
+                    return work.get();
+                }
+                catch (PessimisticLockingFailureException ex) {
+                    if (attempt++ >= 3 || TransactionSynchronizationManager.isActualTransactionActive()) {
+                        throw ex;
+                    }
+                }
+            }
         }
         catch (DataAccessException ex) {
             throw new DelayQueueException("Could not " + what + ": the task database failed ("

@@ -31,6 +31,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -72,6 +73,9 @@ public class JdbcTaskStore implements TaskStore {
         }
         this.jdbc = new JdbcTemplate(dataSource);
         this.tx = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+        // READ COMMITTED: locking reads lock the rows they return and no gaps, so claims never deadlock with the
+        // inserts of producers scheduling into the same index range.
+        this.tx.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
         this.table = table;
     }
 
@@ -205,7 +209,7 @@ public class JdbcTaskStore implements TaskStore {
         Map<String, InsertedTask> found = new HashMap<>();
         jdbc.query(TaskSql.SELECT_BY_KEYS.formatted(table, where), (ResultSet rs) -> {
             found.put(identity(rs.getString("task_type"), rs.getString("task_key")), new InsertedTask(rs.getLong("id"),
-                    false, TaskStatus.valueOf(rs.getString("status")), rs.getLong("due_at")));
+                    false, status(rs), rs.getLong("due_at")));
         }, args);
         return found;
     }
@@ -445,7 +449,7 @@ public class JdbcTaskStore implements TaskStore {
     }
 
     private static final RowMapper<TaskView> VIEW = (rs, row) -> new TaskView(rs.getLong("id"),
-            rs.getString("task_type"), rs.getString("task_key"), TaskStatus.valueOf(rs.getString("status")),
+            rs.getString("task_type"), rs.getString("task_key"), status(rs),
             Instant.ofEpochMilli(rs.getLong("due_at")), rs.getInt("attempts"), nullableInt(rs, "max_attempts"),
             rs.getString("last_error"), Instant.ofEpochMilli(rs.getLong("created_at")),
             Instant.ofEpochMilli(rs.getLong("updated_at")));
@@ -458,6 +462,15 @@ public class JdbcTaskStore implements TaskStore {
     @Override
     public Optional<TaskView> find(String type, String key) {
         return jdbc.query(TaskSql.FIND_BY_KEY.formatted(table, TaskSql.COLUMNS), VIEW, type, key).stream().findFirst();
+    }
+
+    @Override
+    public long currentTimeMillis() {
+        Long millis = jdbc.queryForObject(sql(TaskSql.DATABASE_TIME), Long.class);
+        if (millis == null) {
+            throw new IllegalStateException("The database returned no current time");
+        }
+        return millis;
     }
 
     @Override
@@ -485,6 +498,19 @@ public class JdbcTaskStore implements TaskStore {
             parts.add(current);
         }
         return parts;
+    }
+
+    /** The row's status; a value edited in by hand that is none of ours is an error naming the row. */
+    private static TaskStatus status(ResultSet rs) throws SQLException {
+        String status = rs.getString("status");
+        try {
+            return TaskStatus.valueOf(status);
+        }
+        catch (IllegalArgumentException | NullPointerException ex) {
+            throw new IllegalStateException("Task " + rs.getLong("id") + " has status '" + status
+                    + "', which is not a status of this queue (was the row edited by hand?); the queue leaves it "
+                    + "alone: set it to SCHEDULED to run it or CANCELLED to drop it");
+        }
     }
 
     private static @Nullable Integer nullableInt(ResultSet rs, String column) throws SQLException {

@@ -64,7 +64,7 @@ final class TaskSql {
 
     static final String SELECT_EXPIRED_LEASES = """
             SELECT id, task_type, owner, due_at, attempts, max_attempts FROM %1$s
-            WHERE status = 'RUNNING' AND lease_until < ?
+            WHERE status = 'RUNNING' AND (lease_until < ? OR lease_until IS NULL)
             LIMIT ?
             FOR UPDATE SKIP LOCKED""";
 
@@ -103,6 +103,8 @@ final class TaskSql {
     static final String FIND_BY_ID = "SELECT %2$s FROM %1$s WHERE id = ?";
 
     static final String FIND_BY_KEY = "SELECT %2$s FROM %1$s WHERE task_type = ? AND task_key = ?";
+
+    static final String DATABASE_TIME = "SELECT ROUND(UNIX_TIMESTAMP(CURRENT_TIMESTAMP(3)) * 1000)";
 
     static final String PURGE = """
             DELETE FROM %1$s WHERE status = ? AND updated_at < ? ORDER BY due_at LIMIT ?""";

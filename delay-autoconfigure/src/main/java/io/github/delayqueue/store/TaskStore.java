@@ -37,7 +37,8 @@ public interface TaskStore {
     void release(String owner, Map<Long, TaskStatus> statusById, long now);
 
     /**
-     * Takes up to {@code limit} {@code RUNNING} tasks whose lease ended before {@code now} and applies the
+     * Takes up to {@code limit} {@code RUNNING} tasks whose lease ended before {@code now} (or that have no lease, as
+     * a row edited by hand may) and applies the
      * decision for each (retry or dead letter), all in one transaction.
      */
     List<Completion> recoverExpiredLeases(long now, int limit, Function<ExpiredLease, Completion> decision);
@@ -69,6 +70,9 @@ public interface TaskStore {
     Optional<TaskView> find(long id);
 
     Optional<TaskView> find(String type, String key);
+
+    /** The database server's clock in epoch milliseconds: the clock every instance aligns its due times to. */
+    long currentTimeMillis();
 
     /** Deletes up to {@code limit} tasks in {@code status} last changed before {@code updatedBefore}. */
     int purge(TaskStatus status, long updatedBefore, int limit);

@@ -9,6 +9,7 @@ import io.github.delayqueue.test.TestServices;
 
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -27,7 +28,14 @@ public final class Instances implements AutoCloseable {
 
     private final List<ConfigurableApplicationContext> started = new ArrayList<>();
 
+    private final Class<?> application;
+
     public Instances(Journal journal, String... properties) {
+        this(TestApp.class, journal, properties);
+    }
+
+    public Instances(Class<?> application, Journal journal, String... properties) {
+        this.application = application;
         this.database = TestServices.newDatabase();
         this.keyPrefix = TestServices.newKeyPrefix();
         this.journal = journal;
@@ -35,7 +43,13 @@ public final class Instances implements AutoCloseable {
         common.add("spring.data.redis.url=" + TestServices.redisUrl());
         common.add("delay.redis.key-prefix=" + keyPrefix);
         common.add("spring.datasource.hikari.maximum-pool-size=12");
+        common.add("spring.data.redis.repositories.enabled=false");
         common.addAll(Arrays.asList(properties));
+    }
+
+    /** The instances started so far, closed or not. */
+    public List<ConfigurableApplicationContext> started() {
+        return List.copyOf(started);
     }
 
     public TestDatabase database() {
@@ -48,12 +62,19 @@ public final class Instances implements AutoCloseable {
 
     /** Starts one more instance; {@code properties} come after (and override) the common ones. */
     public ConfigurableApplicationContext start(String... properties) {
+        return start(ctx -> {
+        }, properties);
+    }
+
+    /** Starts one more instance, letting {@code customizer} register beans of its own (a skewed Clock, say). */
+    public ConfigurableApplicationContext start(ApplicationContextInitializer<ConfigurableApplicationContext> customizer,
+            String... properties) {
         List<String> all = new ArrayList<>(common);
         all.addAll(Arrays.asList(properties));
-        ConfigurableApplicationContext context = new SpringApplicationBuilder(TestApp.class)
+        ConfigurableApplicationContext context = new SpringApplicationBuilder(application)
             .web(WebApplicationType.NONE)
             .properties(all.toArray(String[]::new))
-            .initializers(ctx -> ctx.getBeanFactory().registerSingleton("journal", journal))
+            .initializers(ctx -> ctx.getBeanFactory().registerSingleton("journal", journal), customizer)
             .run();
         started.add(context);
         return context;

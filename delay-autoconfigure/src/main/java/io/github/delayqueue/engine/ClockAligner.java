@@ -1,0 +1,90 @@
+package io.github.delayqueue.engine;
+
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Keeps the {@link QueueClock} aligned with a reference clock shared by every instance: the database server's, read
+ * with one query. The offset is the reference time minus the midpoint of the local times around the query, so the
+ * query's round trip does not skew it. Without this, an instance whose clock runs ahead would start tasks early and
+ * one that runs behind would schedule them early. Aligns once when created, then every interval.
+ */
+public class ClockAligner implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(ClockAligner.class);
+
+    /** Offsets above this are worth a log line: someone should fix the host's time sync. */
+    private static final long NOTABLE_OFFSET_MILLIS = 1000;
+
+    private final QueueClock clock;
+
+    private final LongSupplier reference;
+
+    private final Duration interval;
+
+    private final Throttle throttle = new Throttle(log, "Reading the database clock");
+
+    private @Nullable ScheduledExecutorService executor;
+
+    public ClockAligner(QueueClock clock, LongSupplier reference, Duration interval) {
+        this.clock = clock;
+        this.reference = reference;
+        this.interval = interval;
+        align();
+    }
+
+    /** Measures the offset once; on failure the previous offset stays. */
+    public void align() {
+        try {
+            long before = clock.localMillis();
+            long referenceMillis = reference.getAsLong();
+            long after = clock.localMillis();
+            long offset = referenceMillis - (before + after) / 2;
+            long previous = clock.offsetMillis();
+            clock.offsetMillis(offset);
+            throttle.succeeded();
+            if (Math.abs(offset) >= NOTABLE_OFFSET_MILLIS && Math.abs(offset - previous) >= NOTABLE_OFFSET_MILLIS) {
+                log.warn("This instance's clock is {} ms {} the database's; due times follow the database clock",
+                        Math.abs(offset), offset > 0 ? "behind" : "ahead of");
+            }
+        }
+        catch (RuntimeException ex) {
+            throttle.failed(ex);
+        }
+    }
+
+    @Override
+    public void start() {
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "delay-clock");
+            thread.setDaemon(true);
+            return thread;
+        });
+        long millis = interval.toMillis();
+        scheduler.scheduleWithFixedDelay(this::align, millis, millis, TimeUnit.MILLISECONDS);
+        executor = scheduler;
+    }
+
+    @Override
+    public void stop() {
+        ScheduledExecutorService scheduler = executor;
+        executor = null;
+        if (scheduler != null) {
+            scheduler.shutdownNow();
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return executor != null;
+    }
+}

@@ -1,0 +1,112 @@
+package io.github.delayqueue.reliability;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+
+import io.github.delayqueue.api.DelayedHandler;
+import io.github.delayqueue.api.EnableDelayQueue;
+import io.github.delayqueue.api.TaskContext;
+import io.github.delayqueue.engine.DelayQueueEngine;
+import io.github.delayqueue.it.Journal;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The application the fault suite runs: handlers that write every start and end to the test's {@link Journal},
+ * which lives outside the queue, and misbehave on purpose when asked to.
+ */
+@SpringBootConfiguration
+@EnableAutoConfiguration
+@EnableDelayQueue
+public class ReliabilityApp {
+
+    /** A typed payload. */
+    public record Parcel(long id, String to) {
+    }
+
+    @Bean
+    Handlers reliabilityHandlers(Journal journal, ObjectProvider<DelayQueueEngine> engine) {
+        return new Handlers(journal, engine);
+    }
+
+    /** Handlers by behaviour. */
+    public static class Handlers {
+
+        /** Share of "rel.work" attempts that throw. */
+        public static volatile double failureRate = 0.10;
+
+        /** "rel.forever" blocks on this until the test ends. */
+        public static final CountDownLatch forever = new CountDownLatch(1);
+
+        private final Journal journal;
+
+        private final ObjectProvider<DelayQueueEngine> engine;
+
+        Handlers(Journal journal, ObjectProvider<DelayQueueEngine> engine) {
+            this.journal = journal;
+            this.engine = engine;
+        }
+
+        private String instance() {
+            DelayQueueEngine e = engine.getIfAvailable();
+            return e == null ? "producer" : e.instanceId();
+        }
+
+        /** Does a little work; a tenth of the attempts throw and are retried. */
+        @DelayedHandler(type = "rel.work", maxAttempts = 10, backoff = "500ms", multiplier = "1")
+        void work(String payload, TaskContext context) throws InterruptedException {
+            Journal.Start start = journal.record(instance(), context, payload);
+            try {
+                if (ThreadLocalRandom.current().nextDouble() < failureRate) {
+                    throw new IllegalStateException("injected failure of task " + context.id());
+                }
+            }
+            finally {
+                start.end();
+            }
+        }
+
+        /** Sleeps for the payload's milliseconds, so a crash finds it running. */
+        @DelayedHandler(type = "rel.sleep", maxAttempts = 5)
+        void sleep(long millis, TaskContext context) throws InterruptedException {
+            Journal.Start start = journal.record(instance(), context, millis);
+            try {
+                Thread.sleep(millis);
+            }
+            finally {
+                start.end();
+            }
+        }
+
+        @DelayedHandler(type = "rel.typed")
+        void typed(Parcel parcel, TaskContext context) {
+            journal.record(instance(), context, parcel == null ? "null" : parcel).end();
+        }
+
+        @DelayedHandler(type = "rel.any")
+        void any(Object payload, TaskContext context) {
+            journal.record(instance(), context, payload == null ? "null" : payload).end();
+        }
+
+        @DelayedHandler(type = "rel.error", maxAttempts = 1)
+        void error(String payload, TaskContext context) {
+            journal.record(instance(), context, payload).end();
+            throw new OutOfMemoryError("injected Error, not an Exception");
+        }
+
+        @DelayedHandler(type = "rel.forever", maxAttempts = 1)
+        void forever(String payload, TaskContext context) throws InterruptedException {
+            journal.record(instance(), context, payload);
+            forever.await();
+        }
+
+        @DelayedHandler(type = "rel.interrupt", maxAttempts = 1)
+        void interrupt(String payload, TaskContext context) {
+            journal.record(instance(), context, payload).end();
+            Thread.currentThread().interrupt();
+        }
+    }
+}
