@@ -80,25 +80,22 @@ public final class QueueGauges implements MeterBinder, SmartLifecycle {
             gauge("delay.tasks.pending", s -> s.count(status),
                     "Unfinished tasks: scheduled (database only), queued (also in the Redis index), running")
                 .tag("status", status.name().toLowerCase(Locale.ROOT))
-                .baseUnit("tasks")
                 .register(registry);
         }
-        gauge("delay.tasks.overdue", Snapshot::overdue,
-                "Pending tasks more than a second past their due time").baseUnit("tasks").register(registry);
+        gauge("delay.tasks.overdue", Snapshot::overdue, "Pending tasks more than a second past their due time")
+            .register(registry);
         gauge("delay.tasks.overdue.oldest", Snapshot::oldestOverdueSeconds,
                 "How long ago the oldest overdue task fell due; 0 when none is overdue")
             .baseUnit("seconds")
             .register(registry);
         gauge("delay.tasks.dead.letters", s -> s.count(TaskStatus.FAILED),
                 "FAILED tasks kept in the table (dead letters), waiting to be re-run or purged")
-            .baseUnit("tasks")
             .register(registry);
         for (int shard = 0; shard < shards; shard++) {
             int index = shard;
             gauge("delay.index.size", s -> s.indexSize(index),
                     "Task ids in a shard of the Redis time index")
                 .tag("shard", Integer.toString(shard))
-                .baseUnit("tasks")
                 .register(registry);
         }
     }

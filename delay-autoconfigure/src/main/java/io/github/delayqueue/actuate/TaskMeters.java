@@ -47,17 +47,14 @@ public final class TaskMeters implements TaskEvents {
         this.registry = registry;
         this.claimConflicts = Counter.builder("delay.claim.conflicts")
             .description("Task ids taken from the index whose rows another instance or a cancel had already changed")
-            .baseUnit("tasks")
             .register(registry);
         this.migrated = Counter.builder("delay.migration.tasks")
             .description("Tasks moved from the database tier into the Redis time index")
-            .baseUnit("tasks")
             .register(registry);
         for (RecoveryReason reason : RecoveryReason.values()) {
             recovered.put(reason, Counter.builder("delay.recovery.tasks")
                 .description("Stuck tasks taken back: lease = their instance stopped renewing its claim, "
                         + "sweep = pending past the sweep grace but missing from the index")
-                .baseUnit("tasks")
                 .tag("reason", reason.name().toLowerCase(Locale.ROOT))
                 .register(registry));
         }
@@ -115,7 +112,6 @@ public final class TaskMeters implements TaskEvents {
         return new TypeMeters(
                 Counter.builder("delay.tasks.scheduled")
                     .description("Tasks scheduled (created; a duplicate key creates none)")
-                    .baseUnit("tasks")
                     .tag("type", type)
                     .register(registry),
                 completed(type, "success"), completed(type, "retry"), completed(type, "failed"),
@@ -137,7 +133,6 @@ public final class TaskMeters implements TaskEvents {
         return Counter.builder("delay.tasks.completed")
             .description("Task runs and cancellations by how they ended: success, retry (another attempt is "
                     + "scheduled), failed (dead letter), cancelled")
-            .baseUnit("tasks")
             .tag("type", type)
             .tag("outcome", outcome)
             .register(registry);

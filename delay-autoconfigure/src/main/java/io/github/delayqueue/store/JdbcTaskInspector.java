@@ -98,7 +98,8 @@ public class JdbcTaskInspector implements TaskInspector {
     public Overdue overdue(long dueBefore) {
         return jdbc.queryForObject(OVERDUE.formatted(table), (rs, row) -> {
             long oldest = rs.getLong("oldest");
-            return new Overdue(rs.getLong("n"), rs.wasNull() ? null : oldest);
+            Long oldestDueAt = rs.wasNull() ? null : oldest;
+            return new Overdue(rs.getLong("n"), oldestDueAt);
         }, dueBefore);
     }
 

@@ -1,0 +1,186 @@
+package io.github.delayqueue.actuate;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import io.github.delayqueue.api.DelayQueue;
+import io.github.delayqueue.api.TaskRequest;
+import io.github.delayqueue.api.TaskStatus;
+import io.github.delayqueue.api.TaskView;
+import io.github.delayqueue.test.TestDatabase;
+import io.github.delayqueue.test.TestServices;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.beans.factory.annotation.Value;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** The {@code delayqueue} endpoint, the health component and the Prometheus scrape over real HTTP. */
+@SpringBootTest(classes = ObservabilityApp.class, webEnvironment = WebEnvironment.RANDOM_PORT,
+        properties = { "management.endpoints.web.exposure.include=health,delayqueue,prometheus",
+                "management.endpoint.health.show-details=always" })
+class DelayQueueEndpointIT {
+
+    private static final TestDatabase db = TestServices.newDatabase();
+
+    @DynamicPropertySource
+    static void services(DynamicPropertyRegistry registry) {
+        for (String property : db.springProperties()) {
+            String[] pair = property.split("=", 2);
+            registry.add(pair[0], () -> pair[1]);
+        }
+        registry.add("spring.data.redis.url", TestServices::redisUrl);
+        String prefix = TestServices.newKeyPrefix();
+        registry.add("delay.redis.key-prefix", () -> prefix);
+    }
+
+    @Value("${local.server.port}")
+    int port;
+
+    @Autowired
+    DelayQueue queue;
+
+    private Http http;
+
+    @BeforeEach
+    void client() {
+        http = new Http(port);
+    }
+
+    private TaskView awaitStatus(long id, TaskStatus status) {
+        await().atMost(10, TimeUnit.SECONDS).pollInterval(20, TimeUnit.MILLISECONDS)
+            .until(() -> queue.find(id).map(TaskView::status).orElse(null) == status);
+        return queue.find(id).orElseThrow();
+    }
+
+    @Test
+    void readShowsCountsOverdueDelaysAndAThresholdSuggestion() {
+        long done1 = queue.schedule("obs.ok", "a", Duration.ofMillis(50));
+        long done2 = queue.schedule("obs.ok", "b", Duration.ofMillis(50));
+        queue.schedule(TaskRequest.of("obs.ok", "c").key("later").delay(Duration.ofMinutes(30)).build());
+        queue.schedule("obs.ok", "d", Duration.ofHours(3));
+        awaitStatus(done1, TaskStatus.SUCCEEDED);
+        awaitStatus(done2, TaskStatus.SUCCEEDED);
+
+        Http.Response response = http.get("/actuator/delayqueue");
+
+        assertThat(response.status()).isEqualTo(200);
+        JsonNode body = response.json();
+        assertThat(body.get("mode").asString()).isEqualTo("hybrid");
+        assertThat(body.get("counts").get("SUCCEEDED").asLong()).isGreaterThanOrEqualTo(2);
+        assertThat(body.get("counts").get("QUEUED").asLong()).isGreaterThanOrEqualTo(1);
+        assertThat(body.get("counts").get("SCHEDULED").asLong()).isGreaterThanOrEqualTo(1);
+        assertThat(body.get("types").get("obs.ok").get("SUCCEEDED").asLong()).isGreaterThanOrEqualTo(2);
+        assertThat(body.get("overdue").get("count").asLong()).isZero();
+        assertThat(body.get("overdue").get("oldestAge").asString()).isEqualTo("0s");
+        JsonNode delays = body.get("requestedDelays");
+        assertThat(delays.get("sampled").asLong()).isGreaterThanOrEqualTo(4);
+        assertThat(delays.get("buckets")).hasSize(ThresholdAdvisor.BOUNDS.size() + 1);
+        assertThat(delays.get("buckets").get(0).get("upTo").asString()).isEqualTo("1s");
+        assertThat(delays.get("buckets").get(ThresholdAdvisor.BOUNDS.size()).get("upTo").asString())
+            .isEqualTo("+Inf");
+        long bucketed = 0;
+        for (JsonNode bucket : delays.get("buckets")) {
+            bucketed += bucket.get("count").asLong();
+        }
+        assertThat(bucketed).isEqualTo(delays.get("sampled").asLong());
+        JsonNode threshold = body.get("threshold");
+        assertThat(threshold.get("current").asString()).isEqualTo("1h");
+        assertThat(threshold.get("currentRedisTasks").asLong()).isGreaterThanOrEqualTo(1);
+        assertThat(threshold.get("suggested").asString()).isNotBlank();
+        assertThat(threshold.get("reason").asString()).contains("most recent tasks").endsWith(".");
+        System.out.println("[delayqueue endpoint] " + body.toPrettyString());
+    }
+
+    @Test
+    void oneTaskByIdOr404() {
+        long id = queue.schedule(TaskRequest.of("obs.ok", "x").key("k-" + System.nanoTime())
+            .delay(Duration.ofHours(2)).build());
+
+        Http.Response found = http.get("/actuator/delayqueue/" + id);
+        assertThat(found.status()).isEqualTo(200);
+        JsonNode task = found.json();
+        assertThat(task.get("id").asLong()).isEqualTo(id);
+        assertThat(task.get("type").asString()).isEqualTo("obs.ok");
+        assertThat(task.get("status").asString()).isEqualTo("SCHEDULED");
+        assertThat(task.get("key").asString()).startsWith("k-");
+        assertThat(task.has("payload")).isFalse();
+
+        assertThat(http.get("/actuator/delayqueue/987654321").status()).isEqualTo(404);
+        assertThat(http.get("/actuator/delayqueue/not-a-number").status()).isEqualTo(400);
+    }
+
+    @Test
+    void rerunGivesAFailedTaskAnotherLife() {
+        ObservabilityApp.Handlers.switchFails = true;
+        long id = queue.schedule("obs.switch", "s", Duration.ZERO);
+        TaskView failed = awaitStatus(id, TaskStatus.FAILED);
+        assertThat(failed.lastError()).contains("switched off");
+        assertThat(http.get("/actuator/delayqueue/" + id).json().get("status").asString()).isEqualTo("FAILED");
+
+        ObservabilityApp.Handlers.switchFails = false;
+        Http.Response rerun = http.post("/actuator/delayqueue/" + id, "{\"action\":\"rerun\"}");
+
+        assertThat(rerun.status()).isEqualTo(200);
+        assertThat(rerun.json().get("done").asBoolean()).isTrue();
+        assertThat(rerun.json().get("action").asString()).isEqualTo("rerun");
+        assertThat(rerun.json().get("task").get("attempts").asInt()).isZero();
+        TaskView succeeded = awaitStatus(id, TaskStatus.SUCCEEDED);
+        assertThat(succeeded.attempts()).isEqualTo(1);
+        assertThat(ObservabilityApp.Handlers.runsOf(id)).isEqualTo(2);
+
+        Http.Response again = http.post("/actuator/delayqueue/" + id, "{\"action\":\"rerun\"}");
+        assertThat(again.status()).isEqualTo(409);
+        assertThat(again.json().get("done").asBoolean()).isFalse();
+        assertThat(again.json().get("message").asString()).contains("SUCCEEDED").contains("only a FAILED task");
+    }
+
+    @Test
+    void cancelStopsAPendingTask() {
+        long id = queue.schedule("obs.ok", "c", Duration.ofHours(1));
+
+        Http.Response cancel = http.post("/actuator/delayqueue/" + id, "{\"action\":\"cancel\"}");
+
+        assertThat(cancel.status()).isEqualTo(200);
+        assertThat(cancel.json().get("done").asBoolean()).isTrue();
+        assertThat(cancel.json().get("task").get("status").asString()).isEqualTo("CANCELLED");
+        assertThat(queue.find(id).orElseThrow().status()).isEqualTo(TaskStatus.CANCELLED);
+
+        assertThat(http.post("/actuator/delayqueue/" + id, "{\"action\":\"cancel\"}").status()).isEqualTo(409);
+        assertThat(http.post("/actuator/delayqueue/987654321", "{\"action\":\"cancel\"}").status()).isEqualTo(404);
+        Http.Response unknown = http.post("/actuator/delayqueue/" + id, "{\"action\":\"explode\"}");
+        assertThat(unknown.status()).isEqualTo(400);
+        assertThat(http.post("/actuator/delayqueue/" + id, "{}").status()).isEqualTo(400);
+    }
+
+    @Test
+    void healthAndPrometheusShowTheQueue() {
+        long id = queue.schedule("obs.ok", "p", Duration.ofMillis(10));
+        awaitStatus(id, TaskStatus.SUCCEEDED);
+
+        Http.Response health = http.get("/actuator/health/delayQueue");
+        assertThat(health.status()).isEqualTo(200);
+        JsonNode component = health.json();
+        assertThat(component.get("status").asString()).isEqualTo("UP");
+        assertThat(component.get("details").get("mode").asString()).isEqualTo("hybrid");
+        assertThat(component.get("details").get("redisReachable").asBoolean()).isTrue();
+        assertThat(component.get("details").get("overdueTasks").asLong()).isZero();
+        assertThat(component.get("details").get("oldestOverdueAge").asString()).isEqualTo("PT0S");
+        System.out.println("[delayqueue health] " + component);
+
+        String scrape = http.get("/actuator/prometheus").text();
+        assertThat(scrape).contains("delay_tasks_scheduled_total{type=\"obs.ok\"}")
+            .contains("delay_task_lateness_seconds_bucket{type=\"obs.ok\",le=\"+Inf\"}")
+            .contains("delay_tasks_pending{status=\"queued\"}")
+            .contains("delay_index_size{shard=\"0\"}")
+            .contains("delay_task_execution_seconds_count");
+    }
+}

@@ -1,0 +1,89 @@
+package io.github.delayqueue.actuate;
+
+import java.util.concurrent.TimeUnit;
+
+import io.github.delayqueue.engine.TaskEvents;
+import io.github.delayqueue.store.ClaimedTask;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Each engine event moves the meter it names, with low-cardinality tags only. */
+class TaskMetersTest {
+
+    private final MeterRegistry registry = new SimpleMeterRegistry();
+
+    private final TaskMeters meters = new TaskMeters(registry);
+
+    private static ClaimedTask task(long id, String type) {
+        return new ClaimedTask(id, type, "key-" + id, "{}", 1_000, 1, null, 0);
+    }
+
+    private double counter(String name, String... tags) {
+        return registry.get(name).tags(tags).counter().count();
+    }
+
+    @Test
+    void everyEventMovesItsMeter() {
+        meters.scheduled("mail.send");
+        meters.scheduled("mail.send");
+        meters.cancelled("mail.send");
+        meters.started(task(1, "mail.send"), 25);
+        meters.finished(task(1, "mail.send"), TaskEvents.Outcome.SUCCESS, 3_000_000);
+        meters.started(task(2, "mail.send"), -5);
+        meters.finished(task(2, "mail.send"), TaskEvents.Outcome.RETRY, 1_000_000);
+        meters.finished(task(3, "mail.send"), TaskEvents.Outcome.FAILED, 0);
+        meters.claimConflicts(4);
+        meters.migrated(7);
+        meters.recovered(TaskEvents.RecoveryReason.LEASE, 2);
+        meters.recovered(TaskEvents.RecoveryReason.SWEEP, 3);
+
+        assertThat(counter("delay.tasks.scheduled", "type", "mail.send")).isEqualTo(2);
+        assertThat(counter("delay.tasks.completed", "type", "mail.send", "outcome", "success")).isEqualTo(1);
+        assertThat(counter("delay.tasks.completed", "type", "mail.send", "outcome", "retry")).isEqualTo(1);
+        assertThat(counter("delay.tasks.completed", "type", "mail.send", "outcome", "failed")).isEqualTo(1);
+        assertThat(counter("delay.tasks.completed", "type", "mail.send", "outcome", "cancelled")).isEqualTo(1);
+        assertThat(counter("delay.claim.conflicts")).isEqualTo(4);
+        assertThat(counter("delay.migration.tasks")).isEqualTo(7);
+        assertThat(counter("delay.recovery.tasks", "reason", "lease")).isEqualTo(2);
+        assertThat(counter("delay.recovery.tasks", "reason", "sweep")).isEqualTo(3);
+
+        Timer duration = registry.get("delay.task.duration").tag("type", "mail.send").timer();
+        assertThat(duration.count()).as("a dead letter without a handler run records no duration").isEqualTo(2);
+        assertThat(duration.totalTime(TimeUnit.MILLISECONDS)).isEqualTo(4.0);
+
+        Timer lateness = registry.get("delay.task.lateness").tag("type", "mail.send").timer();
+        assertThat(lateness.count()).isEqualTo(2);
+        assertThat(lateness.max(TimeUnit.MILLISECONDS)).isEqualTo(25.0);
+    }
+
+    @Test
+    void latenessIsPublishedAsAHistogramPrometheusCanTakePercentilesOf() {
+        PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new TaskMeters(prometheus).started(task(1, "mail.send"), 250);
+
+        String scrape = prometheus.scrape();
+        assertThat(scrape).contains("delay_task_lateness_seconds_bucket{type=\"mail.send\",le=\"0.001\"} 0")
+            .contains("delay_task_lateness_seconds_bucket{type=\"mail.send\",le=\"3600.0\"} 1")
+            .contains("delay_task_lateness_seconds_bucket{type=\"mail.send\",le=\"+Inf\"} 1")
+            .contains("delay_tasks_scheduled_total{type=\"mail.send\"} 0.0")
+            .contains("delay_tasks_completed_total{outcome=\"success\",type=\"mail.send\"} 0.0");
+        assertThat(scrape.lines().filter(line -> line.startsWith("delay_task_lateness_seconds_bucket")).count())
+            .as("buckets from 1ms to 1h").isBetween(20L, 120L);
+    }
+
+    @Test
+    void tagsNeverCarryIdsOrKeys() {
+        meters.started(task(41, "a"), 1);
+        meters.finished(task(41, "a"), TaskEvents.Outcome.SUCCESS, 1);
+        registry.getMeters().forEach(meter -> meter.getId().getTags().forEach(tag -> {
+            assertThat(tag.getKey()).isIn("type", "outcome", "reason");
+            assertThat(tag.getValue()).doesNotContain("41");
+        }));
+    }
+}
