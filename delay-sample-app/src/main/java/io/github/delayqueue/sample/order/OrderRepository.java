@@ -1,0 +1,85 @@
+package io.github.delayqueue.sample.order;
+
+import java.math.BigDecimal;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.Optional;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.core.simple.JdbcClient;
+import org.springframework.jdbc.support.GeneratedKeyHolder;
+import org.springframework.jdbc.support.KeyHolder;
+import org.springframework.stereotype.Repository;
+
+/**
+ * The {@code orders} table (created by {@code db/migration/V1__create_orders.sql}). Status changes are
+ * compare-and-set updates: each names the status it expects, and the affected-row count says whether it won.
+ */
+@Repository
+class OrderRepository {
+
+    private final JdbcClient jdbc;
+
+    OrderRepository(JdbcClient jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    Order insert(BigDecimal amount, Instant createdAt, Instant cancelAt) {
+        KeyHolder keys = new GeneratedKeyHolder();
+        jdbc.sql("""
+                INSERT INTO orders (amount, status, created_at, cancel_at)
+                VALUES (:amount, 'PENDING_PAYMENT', :createdAt, :cancelAt)
+                """)
+            .param("amount", amount)
+            .param("createdAt", Timestamp.from(createdAt))
+            .param("cancelAt", Timestamp.from(cancelAt))
+            .update(keys);
+        long id = keys.getKeyAs(Number.class).longValue();
+        return findById(id).orElseThrow();
+    }
+
+    Optional<Order> findById(long id) {
+        return jdbc.sql("""
+                SELECT id, amount, status, created_at, cancel_at, paid_at, cancelled_at
+                FROM orders WHERE id = :id
+                """)
+            .param("id", id)
+            .query(OrderRepository::order)
+            .optional();
+    }
+
+    /** {@code PENDING_PAYMENT -> PAID}; false when the order is unknown or no longer waiting for payment. */
+    boolean markPaid(long id, Instant paidAt) {
+        return jdbc.sql("""
+                UPDATE orders SET status = 'PAID', paid_at = :paidAt
+                WHERE id = :id AND status = 'PENDING_PAYMENT'
+                """)
+            .param("paidAt", Timestamp.from(paidAt))
+            .param("id", id)
+            .update() == 1;
+    }
+
+    /** {@code PENDING_PAYMENT -> CANCELLED}; false when the order was paid, cancelled already, or is unknown. */
+    boolean cancelIfUnpaid(long id, Instant cancelledAt) {
+        return jdbc.sql("""
+                UPDATE orders SET status = 'CANCELLED', cancelled_at = :cancelledAt
+                WHERE id = :id AND status = 'PENDING_PAYMENT'
+                """)
+            .param("cancelledAt", Timestamp.from(cancelledAt))
+            .param("id", id)
+            .update() == 1;
+    }
+
+    private static Order order(ResultSet rs, int row) throws SQLException {
+        return new Order(rs.getLong("id"), rs.getBigDecimal("amount"), OrderStatus.valueOf(rs.getString("status")),
+                rs.getTimestamp("created_at").toInstant(), rs.getTimestamp("cancel_at").toInstant(),
+                instantOrNull(rs.getTimestamp("paid_at")), instantOrNull(rs.getTimestamp("cancelled_at")));
+    }
+
+    private static @Nullable Instant instantOrNull(@Nullable Timestamp timestamp) {
+        return timestamp == null ? null : timestamp.toInstant();
+    }
+}
