@@ -1,0 +1,202 @@
+package io.github.delayqueue.bench;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * The benchmark command: runs every requested combination of mode, instances, workload and rate {@code --repeat}
+ * times (round-robin, so a noisy minute hurts every combination alike), prints one JSON object per run on stdout
+ * and then the summary tables. Exits 1 when a run lost or duplicated a task, or failed.
+ */
+public final class BenchMain {
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    private BenchMain() {
+    }
+
+    public static void main(String[] args) {
+        BenchOptions options;
+        try {
+            options = BenchOptions.parse(args);
+        }
+        catch (BenchOptions.UsageException ex) {
+            if (ex.getMessage() != null) {
+                System.err.println(ex.getMessage());
+            }
+            System.err.println(BenchOptions.USAGE);
+            System.exit(ex.getMessage() == null ? 0 : 2);
+            return;
+        }
+        System.exit(run(options, args) ? 0 : 1);
+    }
+
+    static boolean run(BenchOptions options, String[] args) {
+        PrintStream out = System.out;
+        Servers servers = Servers.resolve(options.properties, System.getenv());
+        String commit = commit();
+        out.println("# delay-bench: commit " + commit + ", " + OffsetDateTime.now(ZoneOffset.UTC)
+            .format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
+        out.println("# command: java -jar delay-bench.jar " + String.join(" ", args));
+        out.println("# machine: " + machine());
+        out.println("# servers: " + servers);
+        Map<String, String> facts = servers.describe();
+        out.println("# server settings: " + facts);
+        out.println("# load average before: " + BenchRun.loadAverage());
+        out.flush();
+
+        List<Map<String, Object>> results = new ArrayList<>();
+        boolean ok = true;
+        for (int repetition = 1; repetition <= options.repeat; repetition++) {
+            for (String workload : options.workloads) {
+                List<Integer> rates = workload.equals("steady") || workload.equals("mixed") ? options.rates
+                        : List.of(0);
+                for (String mode : options.modes) {
+                    for (int instances : options.instances) {
+                        for (int rate : rates) {
+                            BenchRun run = new BenchRun(options, servers, mode, instances, workload, rate, repetition);
+                            Map<String, Object> result;
+                            try {
+                                result = run.execute();
+                                if (number(result.get("duplicates")) > 0 || number(result.get("lost")) > 0) {
+                                    ok = ok && !options.failOnLoss;
+                                    System.err.println("[bench] " + run.describe() + ": " + result.get("duplicates")
+                                            + " duplicate(s), " + result.get("lost") + " lost");
+                                }
+                                results.add(result);
+                            }
+                            catch (Exception | Error ex) {
+                                ok = false;
+                                System.err.println("[bench] " + run.describe() + " failed:");
+                                ex.printStackTrace();
+                                result = new LinkedHashMap<>();
+                                result.put("workload", workload);
+                                result.put("mode", mode);
+                                result.put("instances", instances);
+                                result.put("repetition", repetition);
+                                result.put("error", String.valueOf(ex));
+                            }
+                            result.put("commit", commit);
+                            String line = json(result);
+                            out.println(line);
+                            out.flush();
+                            append(options.out, line);
+                        }
+                    }
+                }
+            }
+        }
+        out.println();
+        out.println("# load average after: " + BenchRun.loadAverage());
+        out.println(Summary.render(results));
+        out.flush();
+        return ok;
+    }
+
+    private static double number(Object value) {
+        return value instanceof Number n ? n.doubleValue() : 0;
+    }
+
+    static String json(Map<String, Object> result) {
+        return JSON.writeValueAsString(clean(result));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Object clean(Object value) {
+        if (value instanceof Double d && (d.isNaN() || d.isInfinite())) {
+            return null;
+        }
+        if (value instanceof Map<?, ?> map) {
+            Map<String, Object> copy = new LinkedHashMap<>();
+            ((Map<String, Object>) map).forEach((k, v) -> copy.put(k, clean(v)));
+            return copy;
+        }
+        return value;
+    }
+
+    private static void append(String file, String line) {
+        if (file == null) {
+            return;
+        }
+        try {
+            Files.writeString(Path.of(file), line + System.lineSeparator(), StandardCharsets.UTF_8,
+                    StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        }
+        catch (IOException ex) {
+            System.err.println("[bench] could not append to " + file + ": " + ex.getMessage());
+        }
+    }
+
+    /** The commit of the working directory's repository, with a note when the library's sources differ from it. */
+    static String commit() {
+        String head = git("rev-parse", "--short=12", "HEAD");
+        if (head == null || head.isBlank()) {
+            return "unknown (not run from the delay repository)";
+        }
+        String dirty = git("status", "--porcelain", "--untracked-files=all", "--", "delay-autoconfigure",
+                "delay-starter", "pom.xml");
+        return head.trim() + (dirty == null || dirty.isBlank() ? ""
+                : " + uncommitted changes in delay-autoconfigure/delay-starter (" + dirty.lines().count() + " files)");
+    }
+
+    private static String git(String... args) {
+        List<String> command = new ArrayList<>();
+        command.add("git");
+        command.addAll(List.of(args));
+        try {
+            Process process = new ProcessBuilder(command).redirectErrorStream(false).start();
+            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!process.waitFor(10, TimeUnit.SECONDS) || process.exitValue() != 0) {
+                return null;
+            }
+            return output;
+        }
+        catch (IOException ex) {
+            return null;
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    static String machine() {
+        String cpu = "?";
+        String memory = "?";
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+                if (line.startsWith("model name")) {
+                    cpu = line.substring(line.indexOf(':') + 1).trim();
+                    break;
+                }
+            }
+            for (String line : Files.readAllLines(Path.of("/proc/meminfo"))) {
+                if (line.startsWith("MemTotal")) {
+                    long kb = Long.parseLong(line.replaceAll("[^0-9]", ""));
+                    memory = (kb / 1024 / 1024) + " GiB";
+                    break;
+                }
+            }
+        }
+        catch (IOException | RuntimeException ex) {
+            // not Linux; the core count below still says something
+        }
+        return Runtime.getRuntime().availableProcessors() + " cores (" + cpu + "), " + memory + " RAM, "
+                + System.getProperty("os.name") + " " + System.getProperty("os.version") + ", Java "
+                + System.getProperty("java.version") + " (" + System.getProperty("java.vm.name") + ")";
+    }
+}

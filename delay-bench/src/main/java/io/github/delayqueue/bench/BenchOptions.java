@@ -1,0 +1,289 @@
+package io.github.delayqueue.bench;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The command line. {@code --name value} or {@code --name=value}; {@code --mode}, {@code --instances},
+ * {@code --workload} and {@code --rate} take comma-separated lists and the command runs every combination.
+ * {@code --delay.*} and {@code --spring.*} options are passed to every instance as properties.
+ */
+final class BenchOptions {
+
+    static final String USAGE = """
+            java -jar delay-bench.jar [options]
+              --mode hybrid|jdbc[,..]          queue mode(s) (default hybrid)
+              --instances N[,..]               Spring contexts (instances) in this JVM (default 1)
+              --workload burst|steady|mixed|enqueue[,..]   (default burst)
+              --tasks N                        burst and enqueue size (default 20000)
+              --rate R[,..]                    steady/mixed tasks per second (default 200)
+              --duration D                     steady/mixed scheduling window (default 30s)
+              --repeat K                       runs per combination; the summary shows median, min, max (default 3)
+              --lead D                         burst: due this long after the burst starts (default 5s);
+                                               steady: delay of every task (default 1s)
+              --threads N --prefetch N --batch-size N   delay.worker.* (defaults: the starter's)
+              --threshold D --migration-interval D      mixed: delay.hybrid.* (default 10s, 2s)
+              --far-max D                      mixed: longest delay of the far tier (default 3 x threshold)
+              --enqueue-threads N              enqueue: threads calling schedule() (default 8)
+              --ceiling true|false             measure the raw SQL/Lua ceiling in each run (default true)
+              --ceiling-batch N                rows per raw claim (default min(threads + prefetch, batch-size))
+              --warmup N                       tasks run (and not measured) before each run's workload (default 1000)
+              --timeout D                      give up waiting for tasks after this long without progress (default 60s)
+              --client-counts true|false       count JDBC statements and Redis commands in the client (default true)
+              --out FILE                       also append the JSON lines to FILE
+              --fail-on-loss true|false        exit 1 when a run has duplicates or losses (default true)
+              --delay.x=y --spring.x=y         any property, for every instance
+            Servers: --spring.datasource.url/username/password and --spring.data.redis.url, else the
+            DELAY_TEST_JDBC_URL/_USER/_PASSWORD and DELAY_TEST_REDIS_URL variables, else 127.0.0.1:3306 (root, no
+            password) and 127.0.0.1:6379. Each run creates its own database and Redis key prefix and removes them.""";
+
+    List<String> modes = List.of("hybrid");
+
+    List<Integer> instances = List.of(1);
+
+    List<String> workloads = List.of("burst");
+
+    List<Integer> rates = List.of(200);
+
+    int tasks = 20_000;
+
+    Duration duration = Duration.ofSeconds(30);
+
+    int repeat = 3;
+
+    Duration burstLead = Duration.ofSeconds(5);
+
+    Duration steadyLead = Duration.ofSeconds(1);
+
+    Integer threads;
+
+    Integer prefetch;
+
+    Integer batchSize;
+
+    Duration threshold = Duration.ofSeconds(10);
+
+    Duration migrationInterval = Duration.ofSeconds(2);
+
+    Duration farMax;
+
+    int enqueueThreads = 8;
+
+    boolean ceiling = true;
+
+    Integer ceilingBatch;
+
+    Duration timeout = Duration.ofSeconds(60);
+
+    int warmup = 1000;
+
+    boolean clientCounts = true;
+
+    String out;
+
+    boolean failOnLoss = true;
+
+    final Map<String, String> properties = new LinkedHashMap<>();
+
+    static BenchOptions parse(String... args) {
+        BenchOptions options = new BenchOptions();
+        for (int i = 0; i < args.length; i++) {
+            String arg = args[i];
+            if (arg.equals("--help") || arg.equals("-h")) {
+                throw new UsageException(null);
+            }
+            if (!arg.startsWith("--")) {
+                throw new UsageException("Unexpected argument '" + arg + "'");
+            }
+            String name;
+            String value;
+            int eq = arg.indexOf('=');
+            if (eq > 0) {
+                name = arg.substring(2, eq);
+                value = arg.substring(eq + 1);
+            }
+            else {
+                name = arg.substring(2);
+                if (i + 1 >= args.length) {
+                    throw new UsageException("Option --" + name + " needs a value");
+                }
+                value = args[++i];
+            }
+            options.set(name, value);
+        }
+        options.validate();
+        return options;
+    }
+
+    private void set(String name, String value) {
+        if (name.startsWith("delay.") || name.startsWith("spring.") || name.startsWith("logging.")) {
+            properties.put(name, value);
+            return;
+        }
+        switch (name) {
+            case "mode" -> modes = list(value, v -> {
+                String mode = v.toLowerCase(Locale.ROOT);
+                if (!mode.equals("hybrid") && !mode.equals("jdbc")) {
+                    throw new UsageException("--mode takes hybrid or jdbc, not '" + v + "'");
+                }
+                return mode;
+            });
+            case "instances" -> instances = list(value, v -> positive("instances", v));
+            case "workload" -> workloads = list(value, v -> {
+                String workload = v.toLowerCase(Locale.ROOT);
+                if (!List.of("burst", "steady", "mixed", "enqueue").contains(workload)) {
+                    throw new UsageException("--workload takes burst, steady, mixed or enqueue, not '" + v + "'");
+                }
+                return workload;
+            });
+            case "rate" -> rates = list(value, v -> positive("rate", v));
+            case "tasks" -> tasks = positive("tasks", value);
+            case "duration" -> duration = duration("duration", value);
+            case "repeat" -> repeat = positive("repeat", value);
+            case "lead" -> {
+                burstLead = duration("lead", value);
+                steadyLead = burstLead;
+            }
+            case "threads" -> threads = positive("threads", value);
+            case "prefetch" -> prefetch = nonNegative("prefetch", value);
+            case "batch-size" -> batchSize = positive("batch-size", value);
+            case "threshold" -> threshold = duration("threshold", value);
+            case "migration-interval" -> migrationInterval = duration("migration-interval", value);
+            case "far-max" -> farMax = duration("far-max", value);
+            case "enqueue-threads" -> enqueueThreads = positive("enqueue-threads", value);
+            case "ceiling" -> ceiling = bool("ceiling", value);
+            case "ceiling-batch" -> ceilingBatch = positive("ceiling-batch", value);
+            case "timeout" -> timeout = duration("timeout", value);
+            case "warmup" -> warmup = nonNegative("warmup", value);
+            case "client-counts" -> clientCounts = bool("client-counts", value);
+            case "out" -> out = value;
+            case "fail-on-loss" -> failOnLoss = bool("fail-on-loss", value);
+            default -> throw new UsageException("Unknown option --" + name);
+        }
+    }
+
+    private void validate() {
+        if (farMax != null && farMax.compareTo(threshold) <= 0) {
+            throw new UsageException("--far-max (" + farMax + ") must be longer than --threshold (" + threshold + ")");
+        }
+        if (migrationInterval.compareTo(threshold) >= 0) {
+            throw new UsageException("--migration-interval must be shorter than --threshold");
+        }
+    }
+
+    /** The worker threads the instances run with: the option, else a {@code delay.worker.threads} property, else 8. */
+    int effectiveThreads() {
+        return threads != null ? threads : intProperty("delay.worker.threads", 8);
+    }
+
+    int effectivePrefetch() {
+        return prefetch != null ? prefetch : intProperty("delay.worker.prefetch", 32);
+    }
+
+    int effectiveBatchSize() {
+        return batchSize != null ? batchSize : intProperty("delay.worker.batch-size", 500);
+    }
+
+    /** Rows per raw claim: what one library claim takes at most. */
+    int effectiveCeilingBatch() {
+        return ceilingBatch != null ? ceilingBatch
+                : Math.min(effectiveThreads() + effectivePrefetch(), effectiveBatchSize());
+    }
+
+    Duration effectiveFarMax() {
+        return farMax != null ? farMax : threshold.multipliedBy(3);
+    }
+
+    private int intProperty(String name, int fallback) {
+        String value = properties.get(name);
+        return value == null ? fallback : Integer.parseInt(value.trim());
+    }
+
+    private interface Parser<T> {
+        T parse(String value);
+    }
+
+    private static <T> List<T> list(String value, Parser<T> parser) {
+        List<T> values = new ArrayList<>();
+        for (String part : value.split(",")) {
+            if (!part.isBlank()) {
+                values.add(parser.parse(part.trim()));
+            }
+        }
+        if (values.isEmpty()) {
+            throw new UsageException("Empty list: '" + value + "'");
+        }
+        return List.copyOf(values);
+    }
+
+    private static int positive(String name, String value) {
+        int parsed = integer(name, value);
+        if (parsed < 1) {
+            throw new UsageException("--" + name + " must be at least 1: " + value);
+        }
+        return parsed;
+    }
+
+    private static int nonNegative(String name, String value) {
+        int parsed = integer(name, value);
+        if (parsed < 0) {
+            throw new UsageException("--" + name + " must not be negative: " + value);
+        }
+        return parsed;
+    }
+
+    private static int integer(String name, String value) {
+        try {
+            return Integer.parseInt(value.trim().replace("_", ""));
+        }
+        catch (NumberFormatException ex) {
+            throw new UsageException("--" + name + " takes a whole number, not '" + value + "'");
+        }
+    }
+
+    private static boolean bool(String name, String value) {
+        return switch (value.trim().toLowerCase(Locale.ROOT)) {
+            case "true", "yes", "on" -> true;
+            case "false", "no", "off" -> false;
+            default -> throw new UsageException("--" + name + " takes true or false, not '" + value + "'");
+        };
+    }
+
+    /** {@code 500ms}, {@code 30s}, {@code 2m}, {@code 1h}, or ISO-8601. */
+    static Duration duration(String name, String value) {
+        String v = value.trim().toLowerCase(Locale.ROOT);
+        try {
+            if (v.startsWith("pt") || v.startsWith("p")) {
+                return Duration.parse(value.trim().toUpperCase(Locale.ROOT));
+            }
+            for (String unit : Arrays.asList("ms", "s", "m", "h")) {
+                if (v.endsWith(unit)) {
+                    long amount = Long.parseLong(v.substring(0, v.length() - unit.length()).trim());
+                    return switch (unit) {
+                        case "ms" -> Duration.ofMillis(amount);
+                        case "s" -> Duration.ofSeconds(amount);
+                        case "m" -> Duration.ofMinutes(amount);
+                        default -> Duration.ofHours(amount);
+                    };
+                }
+            }
+            return Duration.ofMillis(Long.parseLong(v));
+        }
+        catch (RuntimeException ex) {
+            throw new UsageException("--" + name + " takes a duration such as 500ms, 30s or 2m, not '" + value + "'");
+        }
+    }
+
+    /** A bad command line: the message, then the usage. */
+    static final class UsageException extends RuntimeException {
+
+        UsageException(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,498 @@
+package io.github.delayqueue.bench;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+
+/**
+ * The raw ceiling: the library's own claim-and-complete SQL (and, in hybrid mode, its Lua pop) done in tight loops
+ * with plain JDBC and Lettuce, no Spring, no engine. Per instance of the run, one claiming thread (pop, then
+ * {@code SELECT ... FOR UPDATE SKIP LOCKED} and the {@code RUNNING} compare-and-set in one transaction) and one
+ * completing thread (the {@code SUCCEEDED} update in batches of up to 1,000), as the engine's dispatcher and result
+ * writer do. Connections stay in manual-commit mode, statements are prepared by the same driver with the same URL.
+ * It runs on a table of its own ({@code CREATE TABLE ... LIKE} the task table) after the instances are stopped.
+ */
+final class Ceiling {
+
+    // --- The statements, copied from io.github.delayqueue.store.TaskSql (keep in step). -----------------------
+
+    static final String CLAIM_COLUMNS = "id, task_type, task_key, payload, due_at, attempts, max_attempts, created_at";
+
+    static final String INSERT = """
+            INSERT INTO %1$s (task_type, task_key, payload, due_at, status, attempts, max_attempts, created_at, updated_at)
+            VALUES %2$s""";
+
+    static final String INSERT_ROW = "(?, ?, ?, ?, ?, 0, ?, ?, ?)";
+
+    static final String SELECT_DUE_FOR_CLAIM = """
+            SELECT %2$s FROM %1$s
+            WHERE status = ? AND due_at <= ?
+            ORDER BY due_at
+            LIMIT ?
+            FOR UPDATE SKIP LOCKED""";
+
+    static final String SELECT_IDS_FOR_CLAIM = """
+            SELECT %3$s FROM %1$s
+            WHERE id IN (%2$s) AND status IN ('SCHEDULED', 'QUEUED') AND due_at <= ?
+            FOR UPDATE SKIP LOCKED""";
+
+    static final String MARK_RUNNING = """
+            UPDATE %1$s SET status = 'RUNNING', owner = ?, lease_until = ?, attempts = attempts + 1, updated_at = ?
+            WHERE id IN (%2$s) AND status IN ('SCHEDULED', 'QUEUED')""";
+
+    static final String MARK_SUCCEEDED = """
+            UPDATE %1$s SET status = 'SUCCEEDED', lease_until = NULL, updated_at = ?
+            WHERE id IN (%2$s) AND status = 'RUNNING' AND owner = ?""";
+
+    /** Rows per multi-row INSERT and per SUCCEEDED update, as in JdbcTaskStore / Completer. */
+    private static final int MAX_ROWS = 1000;
+
+    /** Entries per add.lua call, as in RedisTimeIndex. */
+    private static final int MAX_ADD = 500;
+
+    static final String TABLE = "bench_ceiling";
+
+    private final Servers servers;
+
+    private final String database;
+
+    private final String keyPrefix;
+
+    private final boolean hybrid;
+
+    Ceiling(Servers servers, String database, String keyPrefix, boolean hybrid) {
+        this.servers = servers;
+        this.database = database;
+        this.keyPrefix = keyPrefix;
+        this.hybrid = hybrid;
+    }
+
+    private String key() {
+        return keyPrefix + ":ceiling:{" + keyPrefix + ":ceiling}";
+    }
+
+    static String lua(String name) {
+        try (InputStream in = Ceiling.class.getClassLoader()
+            .getResourceAsStream("io/github/delayqueue/index/" + name)) {
+            if (in == null) {
+                throw new IllegalStateException("io/github/delayqueue/index/" + name + " not on the class path");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        catch (IOException ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    private static String placeholders(int count) {
+        return String.join(", ", Collections.nCopies(count, "?"));
+    }
+
+    /** A fresh copy of the task table's shape, empty. */
+    void createTable(String likeTable) throws SQLException {
+        try (Connection connection = servers.connect(database); Statement statement = connection.createStatement()) {
+            statement.execute("DROP TABLE IF EXISTS " + TABLE);
+            statement.execute("CREATE TABLE " + TABLE + " LIKE " + likeTable);
+        }
+    }
+
+    /**
+     * Inserts {@code n} due rows with the library's multi-row INSERT (1,000 rows a statement, auto-commit) and, in
+     * hybrid mode, indexes them with add.lua (500 a call). Returns timings.
+     */
+    Map<String, Object> load(int n, long dueAt) throws SQLException {
+        Map<String, Object> result = new LinkedHashMap<>();
+        String status = hybrid ? "QUEUED" : "SCHEDULED";
+        List<long[]> entries = new ArrayList<>(n);
+        long start = System.nanoTime();
+        try (Connection connection = servers.connect(database)) {
+            for (int from = 0; from < n; from += MAX_ROWS) {
+                int rows = Math.min(MAX_ROWS, n - from);
+                String sql = INSERT.formatted(TABLE, String.join(", ", Collections.nCopies(rows, INSERT_ROW)));
+                try (PreparedStatement ps = connection.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)) {
+                    int p = 1;
+                    long now = System.currentTimeMillis();
+                    for (int i = 0; i < rows; i++) {
+                        ps.setString(p++, BenchApp.TYPE);
+                        ps.setString(p++, null);
+                        ps.setString(p++, Integer.toString(from + i));
+                        ps.setLong(p++, dueAt);
+                        ps.setString(p++, status);
+                        ps.setNull(p++, java.sql.Types.INTEGER);
+                        ps.setLong(p++, now);
+                        ps.setLong(p++, now);
+                    }
+                    ps.executeUpdate();
+                    try (ResultSet keys = ps.getGeneratedKeys()) {
+                        while (keys.next()) {
+                            entries.add(new long[] { keys.getLong(1), dueAt });
+                        }
+                    }
+                }
+            }
+        }
+        long inserted = System.nanoTime();
+        result.put("raw_insert_per_s", Stats.round(n / seconds(inserted - start)));
+        if (hybrid) {
+            RedisClient client = RedisClient.create(servers.redisUrl);
+            try (StatefulRedisConnection<String, String> connection = client.connect()) {
+                RedisCommands<String, String> redis = connection.sync();
+                String add = redis.scriptLoad(lua("add.lua"));
+                long addStart = System.nanoTime();
+                for (int from = 0; from < entries.size(); from += MAX_ADD) {
+                    List<String> args = new ArrayList<>();
+                    args.add(keyPrefix + ":ceiling-wake");
+                    for (long[] entry : entries.subList(from, Math.min(entries.size(), from + MAX_ADD))) {
+                        args.add(Long.toString(entry[1]));
+                        args.add(Long.toString(entry[0]));
+                    }
+                    redis.evalsha(add, ScriptOutputType.INTEGER, new String[] { key() }, args.toArray(String[]::new));
+                }
+                long added = System.nanoTime();
+                result.put("raw_index_add_per_s", Stats.round(n / seconds(added - addStart)));
+                result.put("raw_enqueue_per_s", Stats.round(n / seconds(added - addStart + inserted - start)));
+            }
+            finally {
+                client.shutdown();
+            }
+        }
+        else {
+            result.put("raw_enqueue_per_s", result.get("raw_insert_per_s"));
+        }
+        return result;
+    }
+
+    /**
+     * Claims and completes all {@code n} loaded rows with {@code claimers} claiming threads (each with its own
+     * completing thread), {@code batch} rows per claim. Returns claim and complete rates.
+     */
+    Map<String, Object> drain(int n, int batch, int claimers, long deadlineNanos) throws Exception {
+        AtomicInteger claimed = new AtomicInteger();
+        AtomicInteger completed = new AtomicInteger();
+        AtomicLong claimRounds = new AtomicLong();
+        AtomicLong emptyRounds = new AtomicLong();
+        AtomicLong lastClaimNanos = new AtomicLong();
+        AtomicLong lastCompleteNanos = new AtomicLong();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        RedisClient client = hybrid ? RedisClient.create(servers.redisUrl) : null;
+        List<Thread> threads = new ArrayList<>();
+        CountDownLatch ready = new CountDownLatch(claimers * 2);
+        CountDownLatch go = new CountDownLatch(1);
+        long[] startNanos = new long[1];
+        try {
+            for (int c = 0; c < claimers; c++) {
+                String owner = "ceiling-" + c;
+                BlockingQueue<List<Long>> done = new ArrayBlockingQueue<>(100_000);
+                Thread claimer = new Thread(() -> {
+                    try (Connection connection = servers.connect(database);
+                            StatefulRedisConnection<String, String> redisConnection = client == null ? null
+                                    : client.connect()) {
+                        connection.setAutoCommit(false);
+                        RedisCommands<String, String> redis = redisConnection == null ? null : redisConnection.sync();
+                        String pop = redis == null ? null : redis.scriptLoad(lua("pop.lua"));
+                        ready.countDown();
+                        go.await();
+                        while (claimed.get() < n && failure.get() == null) {
+                            if (System.nanoTime() > deadlineNanos) {
+                                throw new IllegalStateException("ceiling did not finish in time: " + claimed.get()
+                                        + " of " + n + " claimed");
+                            }
+                            long now = System.currentTimeMillis();
+                            List<Long> ids;
+                            if (redis != null) {
+                                List<Object> popped = redis.evalsha(pop, ScriptOutputType.MULTI,
+                                        new String[] { key() }, Long.toString(now), Integer.toString(batch));
+                                List<Long> candidates = new ArrayList<>(popped.size());
+                                for (int i = 1; i < popped.size(); i++) {
+                                    candidates.add(Long.parseLong(String.valueOf(popped.get(i))));
+                                }
+                                if (candidates.isEmpty()) {
+                                    emptyRounds.incrementAndGet();
+                                    if (String.valueOf(popped.get(0)).isEmpty()) {
+                                        break; // the index is empty: the other claimers hold the rest
+                                    }
+                                    continue;
+                                }
+                                ids = claimIds(connection, candidates, now, owner);
+                                if (ids.isEmpty()) {
+                                    continue;
+                                }
+                            }
+                            else {
+                                ids = claimDue(connection, batch, now, owner);
+                                if (ids.isEmpty()) {
+                                    emptyRounds.incrementAndGet();
+                                    continue;
+                                }
+                            }
+                            claimRounds.incrementAndGet();
+                            if (claimed.addAndGet(ids.size()) >= n) {
+                                lastClaimNanos.set(System.nanoTime());
+                            }
+                            done.put(ids);
+                        }
+                    }
+                    catch (Throwable ex) {
+                        failure.compareAndSet(null, ex);
+                    }
+                    finally {
+                        done.offer(List.of());
+                    }
+                }, "ceiling-claim-" + c);
+                Thread completer = new Thread(() -> {
+                    try (Connection connection = servers.connect(database)) {
+                        connection.setAutoCommit(false);
+                        ready.countDown();
+                        go.await();
+                        List<List<Long>> batches = new ArrayList<>();
+                        boolean end = false;
+                        while (!end && failure.get() == null) {
+                            List<Long> first = done.poll(100, TimeUnit.MILLISECONDS);
+                            if (first == null) {
+                                if (completed.get() >= n) {
+                                    break;
+                                }
+                                continue;
+                            }
+                            batches.clear();
+                            batches.add(first);
+                            done.drainTo(batches);
+                            List<Long> ids = new ArrayList<>();
+                            for (List<Long> b : batches) {
+                                if (b.isEmpty()) {
+                                    end = true;
+                                }
+                                ids.addAll(b);
+                            }
+                            for (int from = 0; from < ids.size(); from += MAX_ROWS) {
+                                List<Long> part = ids.subList(from, Math.min(ids.size(), from + MAX_ROWS));
+                                complete(connection, part, owner);
+                                if (completed.addAndGet(part.size()) >= n) {
+                                    lastCompleteNanos.set(System.nanoTime());
+                                }
+                            }
+                        }
+                    }
+                    catch (Throwable ex) {
+                        failure.compareAndSet(null, ex);
+                    }
+                }, "ceiling-complete-" + c);
+                threads.add(claimer);
+                threads.add(completer);
+            }
+            threads.forEach(Thread::start);
+            ready.await();
+            startNanos[0] = System.nanoTime();
+            go.countDown();
+            for (Thread thread : threads) {
+                thread.join();
+            }
+        }
+        finally {
+            if (client != null) {
+                client.shutdown();
+            }
+        }
+        if (failure.get() != null) {
+            throw new IllegalStateException("The raw ceiling failed: " + failure.get(), failure.get());
+        }
+        if (claimed.get() != n || completed.get() != n) {
+            throw new IllegalStateException("The raw ceiling claimed " + claimed.get() + " and completed "
+                    + completed.get() + " of " + n + " rows");
+        }
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("ceiling_claimers", claimers);
+        result.put("ceiling_batch", batch);
+        result.put("ceiling_claim_rounds", claimRounds.get());
+        result.put("ceiling_empty_rounds", emptyRounds.get());
+        result.put("ceiling_claimed", claimed.get());
+        result.put("ceiling_completed", completed.get());
+        result.put("ceiling_claim_per_s", Stats.round(n / seconds(lastClaimNanos.get() - startNanos[0])));
+        result.put("ceiling_complete_per_s", Stats.round(n / seconds(lastCompleteNanos.get() - startNanos[0])));
+        return result;
+    }
+
+    private static List<Long> claimDue(Connection connection, int batch, long now, String owner) throws SQLException {
+        List<Long> ids = new ArrayList<>(batch);
+        try (PreparedStatement ps = connection
+            .prepareStatement(SELECT_DUE_FOR_CLAIM.formatted(TABLE, CLAIM_COLUMNS))) {
+            ps.setString(1, "SCHEDULED");
+            ps.setLong(2, now);
+            ps.setInt(3, batch);
+            readClaimed(ps, ids);
+        }
+        markRunning(connection, ids, now, owner);
+        connection.commit();
+        return ids;
+    }
+
+    private static List<Long> claimIds(Connection connection, List<Long> candidates, long now, String owner)
+            throws SQLException {
+        List<Long> ids = new ArrayList<>(candidates.size());
+        try (PreparedStatement ps = connection.prepareStatement(
+                SELECT_IDS_FOR_CLAIM.formatted(TABLE, placeholders(candidates.size()), CLAIM_COLUMNS))) {
+            int p = 1;
+            for (Long id : candidates) {
+                ps.setLong(p++, id);
+            }
+            ps.setLong(p, now);
+            readClaimed(ps, ids);
+        }
+        markRunning(connection, ids, now, owner);
+        connection.commit();
+        return ids;
+    }
+
+    /** Reads every claimed column, as the library's row mapper does. */
+    private static void readClaimed(PreparedStatement ps, List<Long> ids) throws SQLException {
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                ids.add(rs.getLong("id"));
+                rs.getString("task_type");
+                rs.getString("task_key");
+                rs.getString("payload");
+                rs.getLong("due_at");
+                rs.getInt("attempts");
+                rs.getInt("max_attempts");
+                rs.getLong("created_at");
+            }
+        }
+    }
+
+    private static void markRunning(Connection connection, List<Long> ids, long now, String owner)
+            throws SQLException {
+        if (ids.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = connection.prepareStatement(MARK_RUNNING.formatted(TABLE,
+                placeholders(ids.size())))) {
+            ps.setString(1, owner);
+            ps.setLong(2, now + 30_000);
+            ps.setLong(3, now);
+            int p = 4;
+            for (Long id : ids) {
+                ps.setLong(p++, id);
+            }
+            int updated = ps.executeUpdate();
+            if (updated != ids.size()) {
+                throw new IllegalStateException("raw claim updated " + updated + " of " + ids.size() + " locked rows");
+            }
+        }
+    }
+
+    private static void complete(Connection connection, List<Long> ids, String owner) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(MARK_SUCCEEDED.formatted(TABLE,
+                placeholders(ids.size())))) {
+            ps.setLong(1, System.currentTimeMillis());
+            int p = 2;
+            for (Long id : ids) {
+                ps.setLong(p++, id);
+            }
+            ps.setString(p, owner);
+            ps.executeUpdate();
+        }
+        connection.commit();
+    }
+
+    /**
+     * Raw single inserts: {@code threads} threads each inserting rows one at a time (auto-commit, generated key read
+     * back) and, in hybrid mode, indexing each with one add.lua call: what a single {@code schedule()} must do.
+     */
+    Map<String, Object> singleInserts(int n, int threads, long dueAt) throws Exception {
+        AtomicInteger next = new AtomicInteger();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        RedisClient client = hybrid ? RedisClient.create(servers.redisUrl) : null;
+        List<Thread> workers = new ArrayList<>();
+        CountDownLatch ready = new CountDownLatch(threads);
+        CountDownLatch go = new CountDownLatch(1);
+        String sql = INSERT.formatted(TABLE, INSERT_ROW);
+        String status = hybrid ? "QUEUED" : "SCHEDULED";
+        try {
+            for (int t = 0; t < threads; t++) {
+                workers.add(new Thread(() -> {
+                    try (Connection connection = servers.connect(database);
+                            StatefulRedisConnection<String, String> redisConnection = client == null ? null
+                                    : client.connect()) {
+                        RedisCommands<String, String> redis = redisConnection == null ? null : redisConnection.sync();
+                        String add = redis == null ? null : redis.scriptLoad(lua("add.lua"));
+                        ready.countDown();
+                        go.await();
+                        int slot;
+                        while ((slot = next.getAndIncrement()) < n) {
+                            long id;
+                            try (PreparedStatement ps = connection.prepareStatement(sql,
+                                    Statement.RETURN_GENERATED_KEYS)) {
+                                long now = System.currentTimeMillis();
+                                ps.setString(1, BenchApp.TYPE);
+                                ps.setString(2, null);
+                                ps.setString(3, Integer.toString(slot));
+                                ps.setLong(4, dueAt);
+                                ps.setString(5, status);
+                                ps.setNull(6, java.sql.Types.INTEGER);
+                                ps.setLong(7, now);
+                                ps.setLong(8, now);
+                                ps.executeUpdate();
+                                try (ResultSet keys = ps.getGeneratedKeys()) {
+                                    keys.next();
+                                    id = keys.getLong(1);
+                                }
+                            }
+                            if (redis != null) {
+                                redis.evalsha(add, ScriptOutputType.INTEGER, new String[] { key() },
+                                        keyPrefix + ":ceiling-wake", Long.toString(dueAt), Long.toString(id));
+                            }
+                        }
+                    }
+                    catch (Throwable ex) {
+                        failure.compareAndSet(null, ex);
+                    }
+                }, "ceiling-insert-" + t));
+            }
+            workers.forEach(Thread::start);
+            ready.await();
+            long start = System.nanoTime();
+            go.countDown();
+            for (Thread worker : workers) {
+                worker.join();
+            }
+            long end = System.nanoTime();
+            if (failure.get() != null) {
+                throw new IllegalStateException("The raw single inserts failed: " + failure.get(), failure.get());
+            }
+            Map<String, Object> result = new LinkedHashMap<>();
+            result.put("raw_single_per_s", Stats.round(n / seconds(end - start)));
+            return result;
+        }
+        finally {
+            if (client != null) {
+                client.shutdown();
+            }
+        }
+    }
+
+    static double seconds(long nanos) {
+        return Math.max(1, nanos) / 1e9;
+    }
+}

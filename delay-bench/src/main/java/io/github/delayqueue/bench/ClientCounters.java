@@ -1,0 +1,154 @@
+package io.github.delayqueue.bench;
+
+import java.io.Closeable;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.net.SocketAddress;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.regex.Pattern;
+
+import javax.sql.DataSource;
+
+import io.lettuce.core.metrics.CommandLatencyRecorder;
+import io.lettuce.core.protocol.ProtocolKeyword;
+
+/**
+ * What this process sends: JDBC statements (by normalized SQL shape), commits and auto-commit switches, counted by a
+ * proxy around each instance's {@link DataSource}, and Redis commands by type, counted by a Lettuce
+ * {@link CommandLatencyRecorder}. One set of counters for the whole JVM, so all instances add up; the server-side
+ * counters of {@link ServerCounters} see the same plus whatever else runs on the servers.
+ */
+final class ClientCounters {
+
+    private static final Map<String, LongAdder> counts = new ConcurrentHashMap<>();
+
+    private static final Map<String, String> labels = new ConcurrentHashMap<>();
+
+    private static final Pattern SPACES = Pattern.compile("\\s+");
+
+    private static final Pattern PLACEHOLDER_LIST = Pattern.compile("\\?(, ?\\?)+");
+
+    private static final Pattern VALUE_ROWS = Pattern.compile("(\\([^()]*\\))(, ?\\([^()]*\\))+");
+
+    private ClientCounters() {
+    }
+
+    static void reset() {
+        counts.clear();
+    }
+
+    static Map<String, Long> snapshot() {
+        Map<String, Long> snapshot = new TreeMap<>();
+        counts.forEach((key, adder) -> snapshot.put(key, adder.sum()));
+        return snapshot;
+    }
+
+    static void count(String key) {
+        counts.computeIfAbsent(key, k -> new LongAdder()).increment();
+    }
+
+    /** A statement's shape: whitespace collapsed, placeholder lists and multi-row VALUES folded. */
+    static String label(String sql) {
+        String label = labels.get(sql);
+        if (label == null) {
+            String shape = SPACES.matcher(sql).replaceAll(" ").trim();
+            shape = PLACEHOLDER_LIST.matcher(shape).replaceAll("?..");
+            shape = VALUE_ROWS.matcher(shape).replaceAll("$1,..");
+            label = shape.length() > 110 ? shape.substring(0, 110) + "..." : shape;
+            if (labels.size() < 10_000) {
+                labels.put(sql, label);
+            }
+        }
+        return label;
+    }
+
+    // --- Redis --------------------------------------------------------------------------------------------------
+
+    static final CommandLatencyRecorder REDIS = new CommandLatencyRecorder() {
+        @Override
+        public void recordCommandLatency(SocketAddress local, SocketAddress remote, ProtocolKeyword commandType,
+                long firstResponseLatency, long completionLatency) {
+            count("redis " + commandType.toString());
+        }
+
+        @Override
+        public boolean isEnabled() {
+            return true;
+        }
+    };
+
+    // --- JDBC ---------------------------------------------------------------------------------------------------
+
+    static DataSource wrap(DataSource target) {
+        return (DataSource) Proxy.newProxyInstance(ClientCounters.class.getClassLoader(),
+                new Class<?>[] { DataSource.class, Closeable.class }, (proxy, method, args) -> {
+                    if (method.getName().equals("close") && method.getParameterCount() == 0) {
+                        if (target instanceof AutoCloseable closeable) {
+                            closeable.close();
+                        }
+                        return null;
+                    }
+                    Object result = invoke(target, method, args);
+                    if (method.getName().equals("getConnection")) {
+                        count("jdbc getConnection");
+                        return connection((Connection) result);
+                    }
+                    return result;
+                });
+    }
+
+    private static Connection connection(Connection target) {
+        return (Connection) Proxy.newProxyInstance(ClientCounters.class.getClassLoader(),
+                new Class<?>[] { Connection.class }, (proxy, method, args) -> {
+                    String name = method.getName();
+                    switch (name) {
+                        case "commit" -> count("jdbc commit");
+                        case "rollback" -> count("jdbc rollback");
+                        case "setAutoCommit" -> count("jdbc setAutoCommit(" + args[0] + ")");
+                        default -> {
+                        }
+                    }
+                    Object result = invoke(target, method, args);
+                    if (name.equals("prepareStatement") && result instanceof PreparedStatement ps) {
+                        return statement(ps, PreparedStatement.class, label((String) args[0]));
+                    }
+                    if (name.equals("createStatement") && result instanceof Statement s) {
+                        return statement(s, Statement.class, null);
+                    }
+                    return result;
+                });
+    }
+
+    private static Object statement(Statement target, Class<?> type, String preparedLabel) {
+        InvocationHandler handler = (proxy, method, args) -> {
+            String name = method.getName();
+            if (name.startsWith("execute")) {
+                String label = args != null && args.length > 0 && args[0] instanceof String sql ? label(sql)
+                        : preparedLabel;
+                count((name.equals("executeBatch") ? "sql batch " : "sql ") + label);
+            }
+            else if (name.equals("addBatch")) {
+                count("sql batch row " + preparedLabel);
+            }
+            return invoke(target, method, args);
+        };
+        return Proxy.newProxyInstance(ClientCounters.class.getClassLoader(), new Class<?>[] { type }, handler);
+    }
+
+    private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        }
+        catch (InvocationTargetException ex) {
+            throw ex.getCause();
+        }
+    }
+}

@@ -1,0 +1,91 @@
+package io.github.delayqueue.bench;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Map;
+import java.util.TreeMap;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+
+/**
+ * Server-side statement counts: MariaDB/MySQL {@code SHOW GLOBAL STATUS} ({@code Com_*}, plus the InnoDB fsync and
+ * log-write counters) and Redis {@code INFO commandstats}, read before and after a run. They are server-wide, so
+ * anything else using the servers at the same time is counted too; the client-side counts say what this process sent.
+ */
+final class ServerCounters {
+
+    private static final String[] INNODB = { "Innodb_data_fsyncs", "Innodb_os_log_fsyncs", "Innodb_log_writes",
+            "Innodb_rows_inserted", "Innodb_rows_updated", "Innodb_rows_read", "Innodb_row_lock_waits",
+            "Innodb_row_lock_time", "Questions", "Handler_commit" };
+
+    private ServerCounters() {
+    }
+
+    /** {@code Com_*} and a few InnoDB counters, by name. */
+    static Map<String, Long> database(Servers servers) {
+        Map<String, Long> counters = new TreeMap<>();
+        try (Connection connection = servers.connect(); Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery("SHOW GLOBAL STATUS")) {
+            while (rs.next()) {
+                String name = rs.getString(1);
+                if (name.startsWith("Com_") || isInnodb(name)) {
+                    try {
+                        counters.put(name, Long.parseLong(rs.getString(2)));
+                    }
+                    catch (NumberFormatException ex) {
+                        // not a counter
+                    }
+                }
+            }
+        }
+        catch (SQLException ex) {
+            throw new IllegalStateException("SHOW GLOBAL STATUS failed: " + ex.getMessage(), ex);
+        }
+        return counters;
+    }
+
+    private static boolean isInnodb(String name) {
+        for (String counter : INNODB) {
+            if (counter.equalsIgnoreCase(name)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Calls per command from {@code INFO commandstats} (commands run inside Lua scripts included). */
+    static Map<String, Long> redis(RedisClient client) {
+        Map<String, Long> counters = new TreeMap<>();
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            String info = connection.sync().info("commandstats");
+            for (String line : info.split("\r?\n")) {
+                // cmdstat_evalsha:calls=12,usec=...,usec_per_call=...
+                if (line.startsWith("cmdstat_")) {
+                    int colon = line.indexOf(':');
+                    String command = line.substring("cmdstat_".length(), colon);
+                    for (String field : line.substring(colon + 1).split(",")) {
+                        if (field.startsWith("calls=")) {
+                            counters.put(command, Long.parseLong(field.substring("calls=".length())));
+                        }
+                    }
+                }
+            }
+        }
+        return counters;
+    }
+
+    /** {@code after - before}, keeping only what moved. */
+    static Map<String, Long> delta(Map<String, Long> before, Map<String, Long> after) {
+        Map<String, Long> delta = new TreeMap<>();
+        after.forEach((name, value) -> {
+            long d = value - before.getOrDefault(name, 0L);
+            if (d != 0) {
+                delta.put(name, d);
+            }
+        });
+        return delta;
+    }
+}
