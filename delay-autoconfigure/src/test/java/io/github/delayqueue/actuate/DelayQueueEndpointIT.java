@@ -48,6 +48,9 @@ class DelayQueueEndpointIT {
     @Autowired
     DelayQueue queue;
 
+    @Autowired
+    ObservabilityApp.Handlers handlers;
+
     private Http http;
 
     @BeforeEach
@@ -132,10 +135,12 @@ class DelayQueueEndpointIT {
         assertThat(rerun.status()).isEqualTo(200);
         assertThat(rerun.json().get("done").asBoolean()).isTrue();
         assertThat(rerun.json().get("action").asString()).isEqualTo("rerun");
-        assertThat(rerun.json().get("task").get("attempts").asInt()).isZero();
+        // Read right after the change: the dispatcher may have claimed (or even run) it already.
+        assertThat(rerun.json().get("task").get("status").asString()).isIn("QUEUED", "RUNNING", "SUCCEEDED");
+        assertThat(rerun.json().get("task").get("attempts").asInt()).isLessThanOrEqualTo(1);
         TaskView succeeded = awaitStatus(id, TaskStatus.SUCCEEDED);
         assertThat(succeeded.attempts()).isEqualTo(1);
-        assertThat(ObservabilityApp.Handlers.runsOf(id)).isEqualTo(2);
+        assertThat(handlers.runsOf(id)).isEqualTo(2);
 
         Http.Response again = http.post("/actuator/delayqueue/" + id, "{\"action\":\"rerun\"}");
         assertThat(again.status()).isEqualTo(409);

@@ -29,17 +29,17 @@ public class ObservabilityApp {
     /** Handlers by behaviour, with runs counted per task id. */
     public static class Handlers {
 
-        /** Runs per task id, across every context of the JVM (ids are unique per database, tests use their own). */
-        public static final Map<Long, AtomicInteger> runs = new ConcurrentHashMap<>();
+        /** Runs per task id in this context (each context has a database of its own, ids repeat across them). */
+        private final Map<Long, AtomicInteger> runs = new ConcurrentHashMap<>();
 
         /** "obs.switch" fails while this holds. */
         public static volatile boolean switchFails = true;
 
-        private static void count(TaskContext context) {
+        private void count(TaskContext context) {
             runs.computeIfAbsent(context.id(), id -> new AtomicInteger()).incrementAndGet();
         }
 
-        public static int runsOf(long id) {
+        public int runsOf(long id) {
             AtomicInteger count = runs.get(id);
             return count == null ? 0 : count.get();
         }
