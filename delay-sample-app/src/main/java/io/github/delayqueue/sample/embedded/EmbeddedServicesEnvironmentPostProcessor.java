@@ -3,6 +3,7 @@ package io.github.delayqueue.sample.embedded;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import org.apache.commons.logging.Log;
@@ -61,19 +62,22 @@ public class EmbeddedServicesEnvironmentPostProcessor implements EnvironmentPost
         Map<String, Object> properties = new LinkedHashMap<>();
         try {
             if (missing.database()) {
+                long start = System.nanoTime();
                 EmbeddedMariaDb db = EmbeddedMariaDb.start(DATABASE_NAME);
                 started.add(db);
                 properties.put("spring.datasource.url", db.jdbcUrl());
                 properties.put("spring.datasource.username", "root");
                 properties.put("spring.datasource.password", "");
-                log.info("No spring.datasource.url configured: started an embedded MariaDB at " + db.jdbcUrl()
-                        + " (its data is deleted when the app stops)");
+                log.info("No spring.datasource.url configured: started an embedded MariaDB at " + db.jdbcUrl() + " in "
+                        + seconds(start) + " (its data is deleted when the app stops)");
             }
             if (missing.redis()) {
+                long start = System.nanoTime();
                 EmbeddedRedis redis = EmbeddedRedis.start();
                 started.add(redis);
                 properties.put("spring.data.redis.url", redis.url());
-                log.info("No spring.data.redis.* configured: started an embedded Redis at " + redis.url());
+                log.info("No spring.data.redis.* configured: started an embedded Redis at " + redis.url() + " in "
+                        + seconds(start));
             }
         }
         catch (RuntimeException ex) {
@@ -85,6 +89,10 @@ public class EmbeddedServicesEnvironmentPostProcessor implements EnvironmentPost
         application.addInitializers(context -> servers.stopAfterClose(context.getBeanFactory()));
         // For a JVM that exits without closing the context; runs after Spring Boot's shutdown hook closed it.
         SpringApplication.getShutdownHandlers().add(servers::close);
+    }
+
+    private static String seconds(long startNanos) {
+        return String.format(Locale.ROOT, "%.1f s", (System.nanoTime() - startNanos) / 1e9);
     }
 
     /**

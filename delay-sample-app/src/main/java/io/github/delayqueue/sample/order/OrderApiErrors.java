@@ -5,7 +5,11 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 import org.jspecify.annotations.Nullable;
-import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.TokenStreamContext;
+import tools.jackson.core.TokenStreamLocation;
+import tools.jackson.core.exc.StreamReadException;
+import tools.jackson.databind.DatabindException;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
@@ -63,23 +67,38 @@ class OrderApiErrors extends ResponseEntityExceptionHandler {
     @Override
     protected @Nullable ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException ex,
             HttpHeaders headers, HttpStatusCode status, WebRequest request) {
-        String field = ex.getCause() instanceof JacksonException jackson ? field(jackson) : null;
-        if (field == null) {
+        Throwable cause = ex.getCause();
+        if (cause instanceof DatabindException mapping && path(mapping) != null) {
+            String field = path(mapping);
             return ResponseEntity.badRequest()
-                .body(problem(HttpStatus.BAD_REQUEST, "Malformed request body",
-                        "The request body must be JSON like {\"amount\": 12.50, \"cancelAfter\": \"PT30M\"}"));
+                .body(badRequest(Map.of(field, EXPECTED.getOrDefault(field, "has a value of the wrong type"))));
+        }
+        if (cause instanceof StreamReadException syntax && fieldBeingRead(syntax) != null) {
+            TokenStreamLocation at = syntax.getLocation();
+            String message = "is not valid JSON" + (at == null ? ""
+                    : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")");
+            return ResponseEntity.badRequest().body(badRequest(Map.of(fieldBeingRead(syntax), message)));
         }
         return ResponseEntity.badRequest()
-            .body(badRequest(Map.of(field, EXPECTED.getOrDefault(field, "has a value of the wrong type"))));
+            .body(problem(HttpStatus.BAD_REQUEST, "Malformed request body",
+                    "The request body must be JSON like {\"amount\": 12.50, \"cancelAfter\": \"PT30M\"}"));
     }
 
-    private static @Nullable String field(JacksonException ex) {
+    /** The property path of a value that could not be mapped, such as {@code cancelAfter}. */
+    private static @Nullable String path(DatabindException ex) {
         String path = ex.getPath()
             .stream()
             .map(reference -> reference.getPropertyName() != null ? reference.getPropertyName()
                     : "[" + reference.getIndex() + "]")
             .collect(Collectors.joining("."));
         return path.isEmpty() ? null : path;
+    }
+
+    /** The field whose value the parser was reading when the JSON broke off, if it was inside an object. */
+    private static @Nullable String fieldBeingRead(StreamReadException ex) {
+        JsonParser parser = ex.processor();
+        TokenStreamContext context = parser != null ? parser.streamReadContext() : null;
+        return context != null && context.inObject() ? context.currentName() : null;
     }
 
     private static String message(FieldError error) {

@@ -1,0 +1,234 @@
+package io.github.delayqueue.sample.order;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.github.delayqueue.api.DelayQueue;
+import io.github.delayqueue.api.TaskContext;
+import io.github.delayqueue.api.TaskStatus;
+import io.github.delayqueue.api.TaskView;
+import io.github.delayqueue.sample.OrderServiceApplication;
+import io.github.delayqueue.test.TestDatabase;
+import io.github.delayqueue.test.TestServices;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.http.MediaType;
+import org.springframework.test.web.servlet.client.RestTestClient;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The order service end to end: the application started as in production, on a database and Redis key prefix of its
+ * own on the test services, driven over HTTP.
+ */
+class OrderApiIT {
+
+    private static ConfigurableApplicationContext app;
+
+    private static RestTestClient http;
+
+    @BeforeAll
+    static void startApplication() {
+        TestDatabase database = TestServices.newDatabase();
+        List<String> args = new ArrayList<>();
+        for (String property : database.springProperties()) {
+            args.add("--" + property);
+        }
+        args.add("--spring.data.redis.url=" + TestServices.redisUrl());
+        args.add("--delay.redis.key-prefix=" + TestServices.newKeyPrefix());
+        args.add("--server.port=0");
+        app = new SpringApplicationBuilder(OrderServiceApplication.class).run(args.toArray(String[]::new));
+        http = RestTestClient.bindToServer()
+            .baseUrl("http://localhost:" + app.getEnvironment().getProperty("local.server.port"))
+            .build();
+    }
+
+    @AfterAll
+    static void stopApplication() {
+        if (app != null) {
+            app.close();
+        }
+    }
+
+    @Test
+    void anUnpaidOrderIsCancelledWhenItsTimeIsUp() {
+        byte[] body = http.post()
+            .uri("/orders")
+            .contentType(MediaType.APPLICATION_JSON)
+            .body("{\"amount\": 12.50, \"cancelAfter\": \"PT2S\"}")
+            .exchange()
+            .expectStatus().isCreated()
+            .expectHeader().valueMatches("Location", ".*/orders/\\d+")
+            .expectBody()
+            .jsonPath("$.id").isNumber()
+            .jsonPath("$.status").isEqualTo("PENDING_PAYMENT")
+            .jsonPath("$.cancelAt")
+            .value(String.class, cancelAt -> assertThat(Instant.parse(cancelAt)).isAfter(Instant.now()))
+            .returnResult()
+            .getResponseBody();
+        Order created = app.getBean(JsonMapper.class).readValue(body, Order.class);
+        assertThat(created.amount()).isEqualByComparingTo("12.50");
+        assertThat(Duration.between(created.createdAt(), created.cancelAt())).isEqualTo(Duration.ofSeconds(2));
+        assertThat(get(created.id()).status()).isEqualTo(OrderStatus.PENDING_PAYMENT);
+
+        await().atMost(15, TimeUnit.SECONDS)
+            .pollInterval(100, TimeUnit.MILLISECONDS)
+            .until(() -> get(created.id()).status() == OrderStatus.CANCELLED);
+        Order cancelled = get(created.id());
+        assertThat(cancelled.cancelledAt()).isAfterOrEqualTo(created.cancelAt());
+        assertThat(cancelled.paidAt()).isNull();
+
+        http.post()
+            .uri("/orders/{id}/pay", created.id())
+            .exchange()
+            .expectStatus().isEqualTo(409)
+            .expectHeader().contentType(MediaType.APPLICATION_PROBLEM_JSON)
+            .expectBody()
+            .jsonPath("$.title").isEqualTo("Order cancelled")
+            .jsonPath("$.detail").value(detail -> assertThat((String) detail).contains("can no longer be paid"))
+            .jsonPath("$.order.status").isEqualTo("CANCELLED");
+    }
+
+    @Test
+    void aPaidOrderStaysPaidPastItsCancelTime() throws InterruptedException {
+        Order created = create("{\"amount\": 30, \"cancelAfter\": \"PT2S\"}");
+
+        Order paid = pay(created.id());
+        assertThat(paid.status()).isEqualTo(OrderStatus.PAID);
+        assertThat(paid.paidAt()).isNotNull();
+
+        DelayQueue queue = app.getBean(DelayQueue.class);
+        String key = Long.toString(created.id());
+        assertThat(queue.find(OrderTimeouts.CANCEL_UNPAID, key)).map(TaskView::status).hasValue(TaskStatus.CANCELLED);
+        TaskView followUp = queue.find(FollowUpMails.FOLLOW_UP_MAIL, key).orElseThrow();
+        assertThat(followUp.status()).as("due in a day: waits in the database, not in Redis")
+            .isEqualTo(TaskStatus.SCHEDULED);
+        assertThat(followUp.dueAt()).isCloseTo(paid.paidAt().plus(Duration.ofDays(1)), within(5, ChronoUnit.SECONDS));
+
+        sleepUntil(created.cancelAt().plusSeconds(1));
+        assertThat(get(created.id()).status()).isEqualTo(OrderStatus.PAID);
+        assertThat(pay(created.id())).as("paying again changes nothing").isEqualTo(get(created.id()));
+    }
+
+    @Test
+    void theCancelHandlerLeavesPaidOrdersAloneAndMayRunTwice() {
+        OrderTimeouts timeouts = app.getBean(OrderTimeouts.class);
+        Order unpaid = create("{\"amount\": 5}");
+        Order paid = create("{\"amount\": 6}");
+        pay(paid.id());
+
+        for (int attempt = 1; attempt <= 2; attempt++) {
+            timeouts.cancelUnpaid(new OrderRef(unpaid.id()), context(unpaid, attempt));
+            timeouts.cancelUnpaid(new OrderRef(paid.id()), context(paid, attempt));
+        }
+
+        assertThat(get(unpaid.id()).status()).isEqualTo(OrderStatus.CANCELLED);
+        assertThat(get(paid.id()).status()).isEqualTo(OrderStatus.PAID);
+    }
+
+    @Test
+    void unknownOrdersAreNotFound() {
+        http.get().uri("/orders/{id}", 987654321).exchange()
+            .expectStatus().isNotFound()
+            .expectHeader().contentType(MediaType.APPLICATION_PROBLEM_JSON)
+            .expectBody().jsonPath("$.detail").isEqualTo("No order with id 987654321");
+        http.post().uri("/orders/{id}/pay", 987654321).exchange()
+            .expectStatus().isNotFound()
+            .expectBody().jsonPath("$.title").isEqualTo("Order not found");
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', textBlock = """
+            {"amount": -1}                              | amount      | must be greater than 0
+            {"amount": 0, "cancelAfter": "PT1M"}        | amount      | must be greater than 0
+            {"cancelAfter": "PT1M"}                     | amount      | must not be null
+            {"amount": "twelve"}                        | amount      | must be a number such as 12.50
+            {"amount": 1.005}                           | amount      | numeric value out of bounds
+            {"amount": 1, "cancelAfter": "soon"}        | cancelAfter | must be an ISO-8601 duration such as PT30M
+            {"amount": 1, "cancelAfter": "-PT5S"}       | cancelAfter | must be a positive duration such as PT30M
+            {"amount": 1, "cancelAfter": "P400D"}       | cancelAfter | must be at most a year
+            {"amount": 1, "cancelAfter":                | cancelAfter | is not valid JSON
+            """)
+    void badRequestsNameTheField(String body, String field, String message) {
+        http.post()
+            .uri("/orders")
+            .contentType(MediaType.APPLICATION_JSON)
+            .body(body)
+            .exchange()
+            .expectStatus().isBadRequest()
+            .expectHeader().contentType(MediaType.APPLICATION_PROBLEM_JSON)
+            .expectBody()
+            .jsonPath("$.status").isEqualTo(400)
+            .jsonPath("$.field").isEqualTo(field)
+            .jsonPath("$.errors." + field).value(error -> assertThat((String) error).startsWith(message));
+    }
+
+    @Test
+    void aBodyThatIsNotJsonAtAllIsABadRequest() {
+        http.post().uri("/orders").contentType(MediaType.APPLICATION_JSON).body("twelve fifty").exchange()
+            .expectStatus().isBadRequest()
+            .expectBody().jsonPath("$.title").isEqualTo("Malformed request body");
+        http.get().uri("/orders/abc").exchange()
+            .expectStatus().isBadRequest()
+            .expectBody().jsonPath("$.field").isEqualTo("id");
+    }
+
+    @Test
+    void theActuatorShowsHealthMetricsAndTheQueue() {
+        http.get().uri("/actuator/health").exchange()
+            .expectStatus().isOk()
+            .expectBody().jsonPath("$.status").isEqualTo("UP");
+        http.get().uri("/actuator/metrics").exchange().expectStatus().isOk();
+        http.get().uri("/actuator/prometheus").exchange()
+            .expectStatus().isOk()
+            .expectBody(String.class).value(text -> assertThat(text).contains("hikaricp_connections"));
+        http.get().uri("/actuator/delayqueue").exchange().expectStatus().isOk();
+    }
+
+    private static Order create(String json) {
+        return http.post().uri("/orders").contentType(MediaType.APPLICATION_JSON).body(json).exchange()
+            .expectStatus().isCreated()
+            .returnResult(Order.class)
+            .getResponseBody();
+    }
+
+    private static Order pay(long id) {
+        return http.post().uri("/orders/{id}/pay", id).exchange()
+            .expectStatus().isOk()
+            .returnResult(Order.class)
+            .getResponseBody();
+    }
+
+    private static Order get(long id) {
+        return http.get().uri("/orders/{id}", id).exchange()
+            .expectStatus().isOk()
+            .returnResult(Order.class)
+            .getResponseBody();
+    }
+
+    private static TaskContext context(Order order, int attempt) {
+        return new TaskContext(0, OrderTimeouts.CANCEL_UNPAID, Long.toString(order.id()), attempt, order.cancelAt(),
+                order.createdAt());
+    }
+
+    private static void sleepUntil(Instant instant) throws InterruptedException {
+        long millis = Instant.now().until(instant, ChronoUnit.MILLIS);
+        if (millis > 0) {
+            Thread.sleep(millis);
+        }
+    }
+}
