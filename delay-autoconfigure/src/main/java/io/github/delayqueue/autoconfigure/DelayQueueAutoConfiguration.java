@@ -144,7 +144,7 @@ public final class DelayQueueAutoConfiguration {
             ObjectProvider<HandlerInvoker> invoker) {
         return new DelayQueueEngine(engineSettings(properties), store, indexer.getIfAvailable(), registry, codec,
                 retryPolicy, tiers, clock, wake, TaskEvents.composite(events.orderedStream().toList()),
-                invoker.getIfUnique(() -> HandlerInvoker.DIRECT));
+                invoker.getIfAvailable(() -> HandlerInvoker.DIRECT));
     }
 
     static EngineSettings engineSettings(DelayQueueProperties properties) {

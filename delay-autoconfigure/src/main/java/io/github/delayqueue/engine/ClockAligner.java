@@ -14,8 +14,7 @@ import org.springframework.context.SmartLifecycle;
 
 /**
  * Keeps the {@link QueueClock} aligned with a reference clock shared by every instance: the database server's, read
- * with one query. The offset is the reference time minus the midpoint of the local times around the query, so the
- * query's round trip does not skew it. Without this, an instance whose clock runs ahead would start tasks early and
+ * with one query. The offset is chosen at the conservative end of what the query's round trip allows. Without this, an instance whose clock runs ahead would start tasks early and
  * one that runs behind would schedule them early. Aligns once when created, then every interval.
  */
 public class ClockAligner implements SmartLifecycle {
@@ -48,7 +47,10 @@ public class ClockAligner implements SmartLifecycle {
             long before = clock.localMillis();
             long referenceMillis = reference.getAsLong();
             long after = clock.localMillis();
-            long offset = referenceMillis - (before + after) / 2;
+            // The reference was read somewhere between before and after, and the database truncates it to the
+            // millisecond, so the true offset lies in [reference - after, reference + 1 - before]. Take the low end:
+            // "now" may then run up to a round trip behind the reference, never ahead, and a task never starts early.
+            long offset = referenceMillis - after;
             long previous = clock.offsetMillis();
             clock.offsetMillis(offset);
             throttle.succeeded();

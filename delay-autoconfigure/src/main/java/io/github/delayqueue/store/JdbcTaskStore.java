@@ -291,15 +291,13 @@ public class JdbcTaskStore implements TaskStore {
 
     // --- finish, leases, release -----------------------------------------------------------------------------
 
+    /**
+     * Each statement is a compare-and-set of its own rows, so no transaction spans them: the common case, a batch of
+     * successes, is one autocommitted {@code UPDATE}.
+     */
     @Override
     public void finish(String owner, List<Completion> completions, long now) {
-        if (completions.isEmpty()) {
-            return;
-        }
-        inTransaction(() -> {
-            writeCompletions(completions, owner, now);
-            return null;
-        });
+        writeCompletions(completions, owner, now);
     }
 
     private void writeCompletions(List<Completion> completions, @Nullable String owner, long now) {

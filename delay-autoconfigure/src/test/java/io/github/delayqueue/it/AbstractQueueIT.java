@@ -326,6 +326,35 @@ abstract class AbstractQueueIT {
         }
     }
 
+    @Test
+    void aHandlerRunningLongerThanTheLeaseKeepsItsTask() {
+        TestApp.Handlers.gate = new CountDownLatch(1);
+        TestApp.Handlers.blockingStarted.set(0);
+        DelayQueue queue = queue(instances.start());
+        instances.start();
+        long id = queue.schedule("test.blocking", "long", Duration.ZERO);
+        journal.awaitStarted(id, 10);
+        sleep(7_000); // more than twice the 3s lease; the other instance's recovery runs every 500ms
+        TestApp.Handlers.gate.countDown();
+
+        awaitStatus(queue, id, TaskStatus.SUCCEEDED, 10);
+        assertThat(journal.startsOf(id)).hasSize(1);
+    }
+
+    @Test
+    void finishedTasksArePurgedAfterTheirRetention() {
+        DelayQueue queue = queue(instances.start("delay.retention.succeeded=1s", "delay.retention.cancelled=1s",
+                "delay.retention.interval=300ms"));
+        long done = queue.schedule("test.ok", "purge me", Duration.ZERO);
+        long cancelled = queue.schedule("test.ok", "cancel me", Duration.ofHours(2));
+        long failed = queue.schedule(TaskRequest.of("test.fail", "keep me").maxAttempts(1).build());
+        queue.cancel(cancelled);
+        awaitStatus(queue, failed, TaskStatus.FAILED, 10);
+
+        await().atMost(10, TimeUnit.SECONDS).until(() -> queue.find(done).isEmpty() && queue.find(cancelled).isEmpty());
+        assertThat(queue.find(failed)).isPresent(); // dead letters are kept by default
+    }
+
     static void sleep(long millis) {
         try {
             Thread.sleep(millis);
