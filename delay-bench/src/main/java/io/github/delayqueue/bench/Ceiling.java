@@ -196,6 +196,7 @@ final class Ceiling {
         AtomicLong lastClaimNanos = new AtomicLong();
         AtomicLong lastCompleteNanos = new AtomicLong();
         AtomicReference<Throwable> failure = new AtomicReference<>();
+        Phases phases = new Phases();
         RedisClient client = hybrid ? RedisClient.create(servers.redisUrl) : null;
         List<Thread> threads = new ArrayList<>();
         CountDownLatch ready = new CountDownLatch(claimers * 2);
@@ -222,8 +223,10 @@ final class Ceiling {
                             long now = System.currentTimeMillis();
                             List<Long> ids;
                             if (redis != null) {
+                                long popStart = System.nanoTime();
                                 List<Object> popped = redis.evalsha(pop, ScriptOutputType.MULTI,
                                         new String[] { key() }, Long.toString(now), Integer.toString(batch));
+                                phases.pop.add(System.nanoTime() - popStart);
                                 List<Long> candidates = new ArrayList<>(popped.size());
                                 for (int i = 1; i < popped.size(); i++) {
                                     candidates.add(Long.parseLong(String.valueOf(popped.get(i))));
@@ -235,13 +238,13 @@ final class Ceiling {
                                     }
                                     continue;
                                 }
-                                ids = claimIds(connection, candidates, now, owner);
+                                ids = claimIds(connection, candidates, now, owner, phases);
                                 if (ids.isEmpty()) {
                                     continue;
                                 }
                             }
                             else {
-                                ids = claimDue(connection, batch, now, owner);
+                                ids = claimDue(connection, batch, now, owner, phases);
                                 if (ids.isEmpty()) {
                                     emptyRounds.incrementAndGet();
                                     continue;
@@ -288,7 +291,7 @@ final class Ceiling {
                             }
                             for (int from = 0; from < ids.size(); from += MAX_ROWS) {
                                 List<Long> part = ids.subList(from, Math.min(ids.size(), from + MAX_ROWS));
-                                complete(connection, part, owner);
+                                complete(connection, part, owner, phases);
                                 if (completed.addAndGet(part.size()) >= n) {
                                     lastCompleteNanos.set(System.nanoTime());
                                 }
@@ -329,13 +332,45 @@ final class Ceiling {
         result.put("ceiling_empty_rounds", emptyRounds.get());
         result.put("ceiling_claimed", claimed.get());
         result.put("ceiling_completed", completed.get());
+        long rounds = Math.max(1, claimRounds.get());
+        result.put("ceiling_ms_per_claim_round", Map.of("pop", ms(phases.pop.sum(), rounds),
+                "select_for_update", ms(phases.select.sum(), rounds), "update_running", ms(phases.update.sum(), rounds),
+                "commit", ms(phases.commit.sum(), rounds)));
+        long completes = Math.max(1, phases.completes.sum());
+        result.put("ceiling_complete_batches", phases.completes.sum());
+        result.put("ceiling_ms_per_complete_batch", Map.of("update_succeeded",
+                ms(phases.completeUpdate.sum(), completes), "commit", ms(phases.completeCommit.sum(), completes)));
         result.put("ceiling_claim_per_s", Stats.round(n / seconds(lastClaimNanos.get() - startNanos[0])));
         result.put("ceiling_complete_per_s", Stats.round(n / seconds(lastCompleteNanos.get() - startNanos[0])));
         return result;
     }
 
-    private static List<Long> claimDue(Connection connection, int batch, long now, String owner) throws SQLException {
+    /** Time spent per phase, summed over all threads. */
+    private static final class Phases {
+
+        final java.util.concurrent.atomic.LongAdder pop = new java.util.concurrent.atomic.LongAdder();
+
+        final java.util.concurrent.atomic.LongAdder select = new java.util.concurrent.atomic.LongAdder();
+
+        final java.util.concurrent.atomic.LongAdder update = new java.util.concurrent.atomic.LongAdder();
+
+        final java.util.concurrent.atomic.LongAdder commit = new java.util.concurrent.atomic.LongAdder();
+
+        final java.util.concurrent.atomic.LongAdder completes = new java.util.concurrent.atomic.LongAdder();
+
+        final java.util.concurrent.atomic.LongAdder completeUpdate = new java.util.concurrent.atomic.LongAdder();
+
+        final java.util.concurrent.atomic.LongAdder completeCommit = new java.util.concurrent.atomic.LongAdder();
+    }
+
+    private static double ms(long nanos, long count) {
+        return Stats.round(nanos / 1e6 / count);
+    }
+
+    private static List<Long> claimDue(Connection connection, int batch, long now, String owner, Phases phases)
+            throws SQLException {
         List<Long> ids = new ArrayList<>(batch);
+        long start = System.nanoTime();
         try (PreparedStatement ps = connection
             .prepareStatement(SELECT_DUE_FOR_CLAIM.formatted(TABLE, CLAIM_COLUMNS))) {
             ps.setString(1, "SCHEDULED");
@@ -343,13 +378,24 @@ final class Ceiling {
             ps.setInt(3, batch);
             readClaimed(ps, ids);
         }
-        markRunning(connection, ids, now, owner);
-        connection.commit();
+        finishClaim(connection, ids, now, owner, phases, start);
         return ids;
     }
 
-    private static List<Long> claimIds(Connection connection, List<Long> candidates, long now, String owner)
-            throws SQLException {
+    private static void finishClaim(Connection connection, List<Long> ids, long now, String owner, Phases phases,
+            long start) throws SQLException {
+        long selected = System.nanoTime();
+        phases.select.add(selected - start);
+        markRunning(connection, ids, now, owner);
+        long updated = System.nanoTime();
+        phases.update.add(updated - selected);
+        connection.commit();
+        phases.commit.add(System.nanoTime() - updated);
+    }
+
+    private static List<Long> claimIds(Connection connection, List<Long> candidates, long now, String owner,
+            Phases phases) throws SQLException {
+        long start = System.nanoTime();
         List<Long> ids = new ArrayList<>(candidates.size());
         try (PreparedStatement ps = connection.prepareStatement(
                 SELECT_IDS_FOR_CLAIM.formatted(TABLE, placeholders(candidates.size()), CLAIM_COLUMNS))) {
@@ -360,8 +406,7 @@ final class Ceiling {
             ps.setLong(p, now);
             readClaimed(ps, ids);
         }
-        markRunning(connection, ids, now, owner);
-        connection.commit();
+        finishClaim(connection, ids, now, owner, phases, start);
         return ids;
     }
 
@@ -402,7 +447,9 @@ final class Ceiling {
         }
     }
 
-    private static void complete(Connection connection, List<Long> ids, String owner) throws SQLException {
+    private static void complete(Connection connection, List<Long> ids, String owner, Phases phases)
+            throws SQLException {
+        long start = System.nanoTime();
         try (PreparedStatement ps = connection.prepareStatement(MARK_SUCCEEDED.formatted(TABLE,
                 placeholders(ids.size())))) {
             ps.setLong(1, System.currentTimeMillis());
@@ -413,7 +460,11 @@ final class Ceiling {
             ps.setString(p, owner);
             ps.executeUpdate();
         }
+        long updated = System.nanoTime();
         connection.commit();
+        phases.completes.increment();
+        phases.completeUpdate.add(updated - start);
+        phases.completeCommit.add(System.nanoTime() - updated);
     }
 
     /**
