@@ -3,7 +3,6 @@ package io.github.delayqueue.sample.order;
 import java.math.BigDecimal;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.Optional;
 
@@ -15,8 +14,9 @@ import org.springframework.jdbc.support.KeyHolder;
 import org.springframework.stereotype.Repository;
 
 /**
- * The {@code orders} table (created by {@code db/migration/V1__create_orders.sql}). Status changes are
- * compare-and-set updates: each names the status it expects, and the affected-row count says whether it won.
+ * The {@code orders} table (created by {@code db/migration/V1__create_orders.sql}), times in epoch milliseconds.
+ * Status changes are compare-and-set updates: each names the status it expects, and the affected-row count says
+ * whether it won.
  */
 @Repository
 class OrderRepository {
@@ -34,8 +34,8 @@ class OrderRepository {
                 VALUES (:amount, 'PENDING_PAYMENT', :createdAt, :cancelAt)
                 """)
             .param("amount", amount)
-            .param("createdAt", Timestamp.from(createdAt))
-            .param("cancelAt", Timestamp.from(cancelAt))
+            .param("createdAt", createdAt.toEpochMilli())
+            .param("cancelAt", cancelAt.toEpochMilli())
             .update(keys);
         long id = keys.getKeyAs(Number.class).longValue();
         return findById(id).orElseThrow();
@@ -57,7 +57,7 @@ class OrderRepository {
                 UPDATE orders SET status = 'PAID', paid_at = :paidAt
                 WHERE id = :id AND status = 'PENDING_PAYMENT'
                 """)
-            .param("paidAt", Timestamp.from(paidAt))
+            .param("paidAt", paidAt.toEpochMilli())
             .param("id", id)
             .update() == 1;
     }
@@ -68,18 +68,19 @@ class OrderRepository {
                 UPDATE orders SET status = 'CANCELLED', cancelled_at = :cancelledAt
                 WHERE id = :id AND status = 'PENDING_PAYMENT'
                 """)
-            .param("cancelledAt", Timestamp.from(cancelledAt))
+            .param("cancelledAt", cancelledAt.toEpochMilli())
             .param("id", id)
             .update() == 1;
     }
 
     private static Order order(ResultSet rs, int row) throws SQLException {
         return new Order(rs.getLong("id"), rs.getBigDecimal("amount"), OrderStatus.valueOf(rs.getString("status")),
-                rs.getTimestamp("created_at").toInstant(), rs.getTimestamp("cancel_at").toInstant(),
-                instantOrNull(rs.getTimestamp("paid_at")), instantOrNull(rs.getTimestamp("cancelled_at")));
+                Instant.ofEpochMilli(rs.getLong("created_at")), Instant.ofEpochMilli(rs.getLong("cancel_at")),
+                instantOrNull(rs.getObject("paid_at", Long.class)),
+                instantOrNull(rs.getObject("cancelled_at", Long.class)));
     }
 
-    private static @Nullable Instant instantOrNull(@Nullable Timestamp timestamp) {
-        return timestamp == null ? null : timestamp.toInstant();
+    private static @Nullable Instant instantOrNull(@Nullable Long epochMillis) {
+        return epochMillis == null ? null : Instant.ofEpochMilli(epochMillis);
     }
 }

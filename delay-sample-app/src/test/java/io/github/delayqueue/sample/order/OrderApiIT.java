@@ -84,6 +84,12 @@ class OrderApiIT {
         assertThat(created.amount()).isEqualByComparingTo("12.50");
         assertThat(Duration.between(created.createdAt(), created.cancelAt())).isEqualTo(Duration.ofSeconds(2));
         assertThat(get(created.id()).status()).isEqualTo(OrderStatus.PENDING_PAYMENT);
+        TaskView timeout = app.getBean(DelayQueue.class)
+            .find(OrderTimeouts.CANCEL_UNPAID, Long.toString(created.id()))
+            .orElseThrow();
+        assertThat(timeout.status()).as("due within the hybrid threshold: indexed in Redis").isEqualTo(TaskStatus.QUEUED);
+        assertThat(timeout.dueAt()).as("cancelAt is the task's due time, to the millisecond")
+            .isCloseTo(created.cancelAt(), within(50, ChronoUnit.MILLIS));
 
         await().atMost(15, TimeUnit.SECONDS)
             .pollInterval(100, TimeUnit.MILLISECONDS)
