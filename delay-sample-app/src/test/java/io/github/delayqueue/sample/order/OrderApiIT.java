@@ -87,7 +87,8 @@ class OrderApiIT {
         TaskView timeout = app.getBean(DelayQueue.class)
             .find(OrderTimeouts.CANCEL_UNPAID, Long.toString(created.id()))
             .orElseThrow();
-        assertThat(timeout.status()).as("due within the hybrid threshold: indexed in Redis").isEqualTo(TaskStatus.QUEUED);
+        assertThat(timeout.status()).as("due within the hybrid threshold: indexed in Redis (or run already)")
+            .isIn(TaskStatus.QUEUED, TaskStatus.RUNNING, TaskStatus.SUCCEEDED);
         assertThat(timeout.dueAt()).as("cancelAt is the task's due time, to the millisecond")
             .isCloseTo(created.cancelAt(), within(50, ChronoUnit.MILLIS));
 
