@@ -68,16 +68,19 @@ class OrderApiErrors extends ResponseEntityExceptionHandler {
     protected @Nullable ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException ex,
             HttpHeaders headers, HttpStatusCode status, WebRequest request) {
         Throwable cause = ex.getCause();
-        if (cause instanceof DatabindException mapping && path(mapping) != null) {
-            String field = path(mapping);
+        String mistyped = cause instanceof DatabindException mapping ? path(mapping) : null;
+        if (mistyped != null) {
             return ResponseEntity.badRequest()
-                .body(badRequest(Map.of(field, EXPECTED.getOrDefault(field, "has a value of the wrong type"))));
+                .body(badRequest(Map.of(mistyped, EXPECTED.getOrDefault(mistyped, "has a value of the wrong type"))));
         }
-        if (cause instanceof StreamReadException syntax && fieldBeingRead(syntax) != null) {
-            TokenStreamLocation at = syntax.getLocation();
-            String message = "is not valid JSON" + (at == null ? ""
-                    : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")");
-            return ResponseEntity.badRequest().body(badRequest(Map.of(fieldBeingRead(syntax), message)));
+        if (cause instanceof StreamReadException syntax) {
+            String broken = fieldBeingRead(syntax);
+            if (broken != null) {
+                TokenStreamLocation at = syntax.getLocation();
+                String message = "is not valid JSON" + (at == null ? ""
+                        : " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")");
+                return ResponseEntity.badRequest().body(badRequest(Map.of(broken, message)));
+            }
         }
         return ResponseEntity.badRequest()
             .body(problem(HttpStatus.BAD_REQUEST, "Malformed request body",
