@@ -39,6 +39,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 
@@ -82,8 +83,10 @@ public final class DelayQueueAutoConfiguration {
         return new ClockAligner(clock, store::currentTimeMillis, properties.getClock().getAlignInterval());
     }
 
+    /** Runs after the application's own Flyway or Liquibase, so theirs meets the empty schema it may expect. */
     @Bean
     @ConditionalOnMissingBean
+    @DependsOnDatabaseInitialization
     DelayQueueSchemaInitializer delayQueueSchemaInitializer(ObjectProvider<DataSource> dataSource,
             DelayQueueProperties properties) {
         PropertiesValidator.validate(properties);

@@ -47,6 +47,8 @@ public class DefaultDelayQueue implements DelayQueue {
 
     private final TaskEvents events;
 
+    private final InsertBatcher batcher;
+
     public DefaultDelayQueue(TaskStore store, @Nullable Indexer indexer, PayloadCodec codec, TaskValidator validator,
             Tiers tiers, QueueClock clock, WakeSignal wake, TaskEvents events) {
         this.store = store;
@@ -57,6 +59,7 @@ public class DefaultDelayQueue implements DelayQueue {
         this.clock = clock;
         this.wake = wake;
         this.events = events;
+        this.batcher = new InsertBatcher(store, 1);
     }
 
     @Override
@@ -85,7 +88,11 @@ public class DefaultDelayQueue implements DelayQueue {
         for (TaskRequest request : requests) {
             tasks.add(toNewTask(requireArgument(request, "a request in the collection"), now));
         }
-        List<InsertedTask> inserted = storage("schedule " + tasks.size() + " task(s)", () -> store.insert(tasks, now));
+        // Outside a transaction, concurrent callers share multi-row statements; inside one, the row must go through
+        // the transaction's own connection.
+        boolean inTransaction = TransactionSynchronizationManager.isSynchronizationActive();
+        List<InsertedTask> inserted = storage("schedule " + tasks.size() + " task(s)",
+                () -> inTransaction ? store.insert(tasks, now) : batcher.insert(tasks, now));
         List<Long> ids = new ArrayList<>(inserted.size());
         List<DueTask> toIndex = new ArrayList<>();
         List<String> createdTypes = new ArrayList<>();

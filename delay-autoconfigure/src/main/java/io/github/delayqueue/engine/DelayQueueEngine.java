@@ -70,7 +70,8 @@ public class DelayQueueEngine implements SmartLifecycle {
                 : new IndexTaskSource(indexer, store, claims, events, settings.maxWait().toMillis(),
                         settings.sweepGrace().toMillis(), settings.sweepInterval().toMillis(),
                         settings.pollInterval().toMillis());
-        this.dispatcher = new Dispatcher(source, pool, wake, clock, settings.batchSize());
+        this.dispatcher = new Dispatcher(source, pool, wake, clock, settings.batchSize(), store,
+                settings.instanceId());
         jobs.put(new LeaseKeeper(store, pool, claims, clock), settings.lease().dividedBy(3));
         jobs.put(new LeaseRecovery(store, registry, retryPolicy, tiers, clock, indexer, wake, events),
                 settings.recoveryInterval());

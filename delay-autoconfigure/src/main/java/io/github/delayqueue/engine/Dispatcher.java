@@ -1,5 +1,10 @@
 package io.github.delayqueue.engine;
 
+import java.util.ArrayList;
+import java.util.List;
+
+import io.github.delayqueue.store.ClaimedTask;
+import io.github.delayqueue.store.TaskStore;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,13 +29,26 @@ public final class Dispatcher {
 
     private final int batchSize;
 
+    private final TaskStore store;
+
+    private final String owner;
+
+    /**
+     * Set when a claim failed: its commit may have reached the database while the answer was lost (a killed
+     * connection), leaving rows RUNNING under this instance that it does not know it holds.
+     */
+    private boolean adoptOrphans;
+
     private final Throttle throttle = new Throttle(log, "Claiming due tasks");
 
     private volatile boolean running;
 
     private @Nullable Thread thread;
 
-    public Dispatcher(TaskSource source, WorkerPool pool, WakeSignal wake, QueueClock clock, int batchSize) {
+    public Dispatcher(TaskSource source, WorkerPool pool, WakeSignal wake, QueueClock clock, int batchSize,
+            TaskStore store, String owner) {
+        this.store = store;
+        this.owner = owner;
         this.source = source;
         this.pool = pool;
         this.wake = wake;
@@ -56,10 +74,17 @@ public final class Dispatcher {
                 long now = clock.now();
                 Fetch fetch;
                 try {
+                    if (adoptOrphans) {
+                        free -= adoptOrphans(free);
+                        if (free == 0) {
+                            continue;
+                        }
+                    }
                     fetch = source.fetch(now, Math.min(free, batchSize));
                     throttle.succeeded();
                 }
                 catch (RuntimeException ex) {
+                    adoptOrphans = true;
                     throttle.failed(ex);
                     wake.awaitUntil(clock.now() + throttle.backoffMillis());
                     continue;
@@ -80,6 +105,28 @@ public final class Dispatcher {
                 log.error("The dispatcher loop hit an unexpected failure; it goes on", ex);
             }
         }
+    }
+
+    /**
+     * Runs the tasks this instance won in a claim whose answer it lost, instead of leaving them to wait out their
+     * lease. Only this thread claims, so every row RUNNING under this owner and not held is such an orphan.
+     */
+    private int adoptOrphans(int free) {
+        List<ClaimedTask> orphans = new ArrayList<>();
+        for (ClaimedTask task : store.claimedBy(owner)) {
+            if (!pool.holds(task.id())) {
+                orphans.add(task);
+            }
+        }
+        // more than the free slots: take what fits now, look again next time
+        adoptOrphans = orphans.size() > free;
+        List<ClaimedTask> adopted = orphans.subList(0, Math.min(free, orphans.size()));
+        if (!adopted.isEmpty()) {
+            log.info("Found {} task(s) this instance claimed in a claim whose answer was lost; running them",
+                    adopted.size());
+            pool.submit(adopted);
+        }
+        return adopted.size();
     }
 
     /** Stops claiming and waits for the loop to finish the claim it is in. */

@@ -125,6 +125,11 @@ public final class WorkerPool {
         return new ArrayList<>(held.keySet());
     }
 
+    /** Whether the task is held here: claimed, running, or finished with its result not yet written. */
+    public boolean holds(long id) {
+        return held.containsKey(id);
+    }
+
     /** How many tasks are held (claimed and not yet written). */
     public int heldCount() {
         return held.size();

@@ -38,6 +38,9 @@ final class TaskSql {
             WHERE id IN (%2$s) AND status IN ('SCHEDULED', 'QUEUED') AND due_at <= ?
             FOR UPDATE SKIP LOCKED""";
 
+    static final String SELECT_CLAIMED_BY = """
+            SELECT %2$s FROM %1$s WHERE status = 'RUNNING' AND owner = ?""";
+
     static final String MARK_RUNNING = """
             UPDATE %1$s SET status = 'RUNNING', owner = ?, lease_until = ?, attempts = attempts + 1, updated_at = ?
             WHERE id IN (%2$s) AND status IN ('SCHEDULED', 'QUEUED')""";

@@ -27,6 +27,12 @@ public interface TaskStore {
     /** Claims those of {@code ids} that are still pending and due by {@code dueBy}; the rest are left alone. */
     List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Claim claim);
 
+    /**
+     * Every task {@code RUNNING} under {@code owner}, attempt as counted by its claim: after a claim whose commit
+     * the connection lost, the owner finds what it won without knowing.
+     */
+    List<ClaimedTask> claimedBy(String owner);
+
     /** Writes how claimed tasks ended; only rows still {@code RUNNING} under {@code owner} change. */
     void finish(String owner, List<Completion> completions, long now);
 

@@ -16,6 +16,7 @@ import io.github.delayqueue.test.TestRedis;
 import io.github.delayqueue.test.TestServices;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.context.ConfigurableApplicationContext;
@@ -29,7 +30,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Redis losing its data or going away mid-run: the database still has every task, so each runs exactly once, at
  * most about the sweep grace late. Redis is reached through a {@link TcpProxy} the test can cut.
+ * Scenario 3 of the fault suite.
  */
+@Tag("reliability")
 class HybridFaultsIT {
 
     /** Sweep grace used here; lateness of tasks Redis lost is bounded by it plus the sweep interval. */

@@ -1,0 +1,114 @@
+package io.github.delayqueue.engine;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.locks.LockSupport;
+
+import io.github.delayqueue.store.InsertedTask;
+import io.github.delayqueue.store.NewTask;
+import io.github.delayqueue.store.TaskStore;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Coalesces concurrent inserts made outside any transaction into multi-row statements, the way a database groups
+ * commits: a caller queues its tasks, and whichever caller finds a flush slot free writes everything queued in one
+ * statement while the others wait. A lone caller writes at once, so nothing waits for company; every caller returns
+ * only after its own tasks are committed, or with the statement's failure.
+ */
+final class InsertBatcher {
+
+    /** Rows per coalesced statement. */
+    private static final int MAX_ROWS = 1000;
+
+    private final TaskStore store;
+
+    private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
+
+    /** Statements in flight at once. */
+    private final Semaphore flushSlots;
+
+    InsertBatcher(TaskStore store, int concurrentFlushes) {
+        this.store = store;
+        this.flushSlots = new Semaphore(concurrentFlushes);
+    }
+
+    List<InsertedTask> insert(List<NewTask> tasks, long now) {
+        Pending mine = new Pending(tasks, now, Thread.currentThread());
+        queue.add(mine);
+        while (!mine.done) {
+            if (flushSlots.tryAcquire()) {
+                try {
+                    flush();
+                }
+                finally {
+                    flushSlots.release();
+                }
+            }
+            else {
+                LockSupport.parkNanos(this, 200_000);
+            }
+        }
+        if (mine.failure != null) {
+            throw mine.failure;
+        }
+        return mine.result;
+    }
+
+    private void flush() {
+        List<Pending> batch = new ArrayList<>();
+        List<NewTask> rows = new ArrayList<>();
+        long now = Long.MIN_VALUE;
+        Pending next;
+        while (rows.size() < MAX_ROWS && (next = queue.poll()) != null) {
+            batch.add(next);
+            rows.addAll(next.tasks);
+            now = Math.max(now, next.now);
+        }
+        if (batch.isEmpty()) {
+            return;
+        }
+        try {
+            List<InsertedTask> inserted = store.insert(rows, now);
+            int from = 0;
+            for (Pending pending : batch) {
+                pending.complete(inserted.subList(from, from + pending.tasks.size()), null);
+                from += pending.tasks.size();
+            }
+        }
+        catch (RuntimeException ex) {
+            for (Pending pending : batch) {
+                pending.complete(null, ex);
+            }
+        }
+    }
+
+    private static final class Pending {
+
+        final List<NewTask> tasks;
+
+        final long now;
+
+        final Thread caller;
+
+        volatile boolean done;
+
+        @Nullable List<InsertedTask> result;
+
+        @Nullable RuntimeException failure;
+
+        Pending(List<NewTask> tasks, long now, Thread caller) {
+            this.tasks = tasks;
+            this.now = now;
+            this.caller = caller;
+        }
+
+        void complete(@Nullable List<InsertedTask> result, @Nullable RuntimeException failure) {
+            this.result = result == null ? null : List.copyOf(result);
+            this.failure = failure;
+            this.done = true;
+            LockSupport.unpark(caller);
+        }
+    }
+}
