@@ -39,7 +39,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 /**
  * One run: a fresh database and key prefix, N instances of {@link BenchApp}, a warm-up, the workload, the wait for
  * every task to start and every result to be written, counters before and after, a look at what is left in the
- * database and the index, the instances stopped, then the raw ceiling on the same servers; all removed at the end.
+ * database and the index, the instances stopped; the raw ceiling on the same servers before and after the workload;
+ * all removed at the end.
  */
 final class BenchRun {
 
@@ -120,6 +121,7 @@ final class BenchRun {
             DelayQueue queue = contexts.get(0).getBean(DelayQueue.class);
             QueueClock clock = contexts.get(0).getBean(QueueClock.class);
             warmUp(queue, clock, warmups);
+            Map<String, Object> ceilingBefore = options.ceiling ? rawCeiling(database, prefix, n, "before") : null;
 
             // --- measured from here ---------------------------------------------------------------------------
             Map<String, Long> dbBefore = ServerCounters.database(servers);
@@ -180,8 +182,8 @@ final class BenchRun {
             }
             costs(client, ServerCounters.delta(dbBefore, dbAfter), ServerCounters.delta(redisBefore, redisAfter),
                     polls, n, result);
-            if (options.ceiling) {
-                ceiling(database, prefix, n, result);
+            if (ceilingBefore != null) {
+                ceiling(ceilingBefore, rawCeiling(database, prefix, n, "after"), result);
             }
             return result;
         }
@@ -639,23 +641,44 @@ final class BenchRun {
         return Math.round(count * 1000.0 / n) / 1000.0;
     }
 
-    private void ceiling(String database, String prefix, int n, Map<String, Object> result) throws Exception {
-        Ceiling ceiling = new Ceiling(servers, database, prefix, mode.equals("hybrid"));
+    /**
+     * The raw ceiling, measured once before the workload (instances idle) and once after (instances stopped); the
+     * mean of the two is reported, so load that comes and goes on a shared machine hits both sides alike.
+     */
+    private Map<String, Object> rawCeiling(String database, String prefix, int n, String phase) throws Exception {
+        Ceiling ceiling = new Ceiling(servers, database, prefix + ":" + phase, mode.equals("hybrid"));
         ceiling.createTable(table);
+        Map<String, Object> raw = new LinkedHashMap<>();
         if (workload.equals("enqueue")) {
             int half = n / 2;
             long later = System.currentTimeMillis() + 1_800_000L;
-            result.putAll(ceiling.load(half, later));
-            result.putAll(ceiling.singleInserts(half, options.enqueueThreads, later));
+            raw.putAll(ceiling.load(half, later));
+            raw.putAll(ceiling.singleInserts(half, options.enqueueThreads, later));
+        }
+        else {
+            int rows = workload.equals("burst") ? n : Math.min(n, options.tasks);
+            log("raw ceiling (" + phase + ") on " + rows + " rows");
+            raw.putAll(ceiling.load(rows, System.currentTimeMillis()));
+            raw.putAll(ceiling.drain(rows, options.effectiveCeilingBatch(), instances,
+                    System.nanoTime() + TimeUnit.SECONDS.toNanos(180)));
+        }
+        ceiling.dropTable();
+        return raw;
+    }
+
+    private void ceiling(Map<String, Object> before, Map<String, Object> after, Map<String, Object> result) {
+        for (String key : List.of("raw_insert_per_s", "raw_index_add_per_s", "raw_enqueue_per_s", "raw_single_per_s",
+                "ceiling_claim_per_s", "ceiling_complete_per_s")) {
+            if (before.get(key) instanceof Number a && after.get(key) instanceof Number b) {
+                result.put(key, Stats.round((a.doubleValue() + b.doubleValue()) / 2));
+            }
+        }
+        result.put("ceiling_before", before);
+        result.put("ceiling_after", after);
+        if (workload.equals("enqueue")) {
             result.put("schedule_all_vs_raw", ratio(result.get("schedule_all_per_s"), result.get("raw_enqueue_per_s")));
             result.put("single_vs_raw", ratio(result.get("single_per_s"), result.get("raw_single_per_s")));
-            return;
         }
-        int rows = workload.equals("burst") ? n : Math.min(n, options.tasks);
-        log("raw ceiling on " + rows + " rows");
-        result.putAll(ceiling.load(rows, System.currentTimeMillis()));
-        result.putAll(ceiling.drain(rows, options.effectiveCeilingBatch(), instances,
-                System.nanoTime() + TimeUnit.SECONDS.toNanos(180)));
         if (workload.equals("burst")) {
             result.put("drain_vs_ceiling", ratio(result.get("drain_per_s"), result.get("ceiling_claim_per_s")));
             result.put("enqueue_vs_raw", ratio(result.get("enqueue_per_s"), result.get("raw_enqueue_per_s")));

@@ -1,0 +1,81 @@
+package io.github.delayqueue.bench;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class StatsAndPlanTest {
+
+    @Test
+    void nearestRankPercentiles() {
+        double[] sorted = new double[100];
+        for (int i = 0; i < 100; i++) {
+            sorted[i] = i + 1;
+        }
+        assertThat(Stats.percentile(sorted, 0.5)).isEqualTo(50);
+        assertThat(Stats.percentile(sorted, 0.99)).isEqualTo(99);
+        assertThat(Stats.percentile(sorted, 1.0)).isEqualTo(100);
+        assertThat(Stats.percentile(sorted, 0)).isEqualTo(1);
+        assertThat(Stats.percentile(new double[0], 0.5)).isNaN();
+        assertThat(Stats.median(List.of(3.0, 1.0, 2.0))).isEqualTo(2.0);
+        assertThat(Stats.median(List.of(4.0, 1.0, 2.0, 3.0))).isEqualTo(2.5);
+    }
+
+    @Test
+    void steadyPlanIsUniform() {
+        BenchOptions options = BenchOptions.parse("--workload", "steady", "--rate", "200", "--duration", "2s");
+        Plan plan = Plan.build(options, "steady", 200, 1);
+        plan.place(1_000_000);
+        assertThat(plan.size()).isEqualTo(400);
+        assertThat(plan.dueMillis[0]).isEqualTo(1_000_000 + 1000);
+        assertThat(plan.dueMillis[1] - plan.dueMillis[0]).isEqualTo(5);
+        assertThat(plan.lastDueMillis()).isEqualTo(1_000_000 + 1000 + 1995);
+    }
+
+    @Test
+    void mixedPlanHasTwoTiersAroundTheThreshold() {
+        BenchOptions options = BenchOptions.parse("--workload", "mixed", "--rate", "1000", "--duration", "10s");
+        Plan plan = Plan.build(options, "mixed", 1000, 7);
+        plan.place(0);
+        int far = 0;
+        for (int i = 0; i < plan.size(); i++) {
+            long delay = plan.dueMillis[i] - plan.scheduleAtMicros[i] / 1000;
+            if (plan.tier[i] == Plan.FAR) {
+                far++;
+                assertThat(delay).isBetween(11_000L, 30_000L);
+            }
+            else {
+                assertThat(delay).isBetween(1_000L, 9_500L);
+            }
+        }
+        assertThat(far / (double) plan.size()).isBetween(0.17, 0.23);
+    }
+
+    @Test
+    void burstIsOneInstant() {
+        BenchOptions options = BenchOptions.parse("--tasks", "10");
+        Plan plan = Plan.build(options, "burst", 0, 1);
+        plan.place(100);
+        for (long due : plan.dueMillis) {
+            assertThat(due).isEqualTo(5100);
+        }
+    }
+
+    @Test
+    void statementShapesFoldPlaceholderListsAndRows() {
+        assertThat(ClientCounters.label("UPDATE t SET a = ?\n  WHERE id IN (?, ?, ?) AND s = 'X'"))
+            .isEqualTo("UPDATE t SET a = ? WHERE id IN (?..) AND s = 'X'");
+        assertThat(ClientCounters.label("INSERT INTO t (a, b) VALUES (?, ?, 0), (?, ?, 0), (?, ?, 0)"))
+            .isEqualTo("INSERT INTO t (a, b) VALUES (?.., 0),..");
+    }
+
+    @Test
+    void jdbcUrlKeepsParameters() {
+        assertThat(Servers.withDatabase("jdbc:mysql://127.0.0.1:3306/test?useSSL=false", "b"))
+            .isEqualTo("jdbc:mysql://127.0.0.1:3306/b?useSSL=false");
+        assertThat(Servers.withDatabase("jdbc:mysql://127.0.0.1:3306/", "b")).isEqualTo("jdbc:mysql://127.0.0.1:3306/b");
+        assertThat(Servers.withDatabase("jdbc:mysql://h", "b")).isEqualTo("jdbc:mysql://h/b");
+    }
+}
