@@ -203,6 +203,7 @@ final class Ceiling {
         AtomicLong lastCompleteNanos = new AtomicLong();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         AtomicLong deadlocks = new AtomicLong();
+        AtomicLong skipped = new AtomicLong();
         Phases phases = new Phases();
         RedisClient client = hybrid ? RedisClient.create(servers.redisUrl) : null;
         List<Thread> threads = new ArrayList<>();
@@ -222,6 +223,7 @@ final class Ceiling {
                         connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
                         RedisCommands<String, String> redis = redisConnection == null ? null : redisConnection.sync();
                         String pop = redis == null ? null : redis.scriptLoad(lua("pop.lua"));
+                        String add = redis == null ? null : redis.scriptLoad(lua("add.lua"));
                         ready.countDown();
                         go.await();
                         while (claimed.get() < n && failure.get() == null) {
@@ -249,6 +251,21 @@ final class Ceiling {
                                 }
                                 ids = retrying(connection, deadlocks,
                                         () -> claimIds(connection, candidates, now, owner, phases));
+                                if (ids.size() < candidates.size()) {
+                                    // SKIP LOCKED passed over a row another transaction held for a moment; the
+                                    // library drops such ids and its sweep finds the row later; here they go back.
+                                    List<String> back = new ArrayList<>();
+                                    back.add(keyPrefix + ":ceiling-wake");
+                                    for (Long id : candidates) {
+                                        if (!ids.contains(id)) {
+                                            back.add(Long.toString(now));
+                                            back.add(Long.toString(id));
+                                        }
+                                    }
+                                    skipped.addAndGet((back.size() - 1) / 2);
+                                    redis.evalsha(add, ScriptOutputType.INTEGER, new String[] { key() },
+                                            back.toArray(String[]::new));
+                                }
                                 if (ids.isEmpty()) {
                                     continue;
                                 }
@@ -342,6 +359,7 @@ final class Ceiling {
         result.put("ceiling_claim_rounds", claimRounds.get());
         result.put("ceiling_empty_rounds", emptyRounds.get());
         result.put("ceiling_deadlocks_retried", deadlocks.get());
+        result.put("ceiling_skipped_locked", skipped.get());
         result.put("ceiling_claimed", claimed.get());
         result.put("ceiling_completed", completed.get());
         long rounds = Math.max(1, claimRounds.get());
