@@ -159,8 +159,8 @@ public final class DelayQueueAutoConfiguration {
         putIfSet(keep, TaskStatus.CANCELLED, retention.getCancelled());
         putIfSet(keep, TaskStatus.FAILED, retention.getFailed());
         return new EngineSettings(InstanceIds.resolve(properties.getInstanceId()), worker.getThreads(),
-                worker.getPrefetch(), worker.getBatchSize(), worker.getLease(), worker.getShutdownTimeout(),
-                worker.getRecoveryInterval(), properties.getJdbc().getPollInterval(),
+                worker.getPrefetch(), worker.getBatchSize(), worker.getClaimAhead(), worker.getLease(),
+                worker.getShutdownTimeout(), worker.getRecoveryInterval(), properties.getJdbc().getPollInterval(),
                 properties.getRedis().getMaxWait(), hybrid.getSweepGrace(), hybrid.getSweepInterval(),
                 hybrid.getMigrationInterval(), hybrid.getMigrationBatchSize(), keep, retention.getInterval(),
                 retention.getBatchSize());

@@ -270,10 +270,17 @@ public class DelayQueueProperties {
         private int threads = 8;
 
         /**
-         * Tasks claimed beyond the free threads, waiting for one; raise it for many short handlers, lower it to
-         * spread slow ones across instances. Waiting tasks keep their lease.
+         * Most tasks claimed beyond the busy threads, waiting for one (they keep their lease). Within this cap the
+         * instance claims what its pool finishes in about a quarter of a second, so short handlers get large
+         * claims and slow ones are not hoarded; 0 claims only for idle threads.
          */
-        private int prefetch = 32;
+        private int prefetch = 512;
+
+        /**
+         * How early a task may be claimed before it falls due; the instance then starts it on a timer exactly when
+         * it is due, so the claim's round trips are not added to its lateness. 0 claims only due tasks.
+         */
+        private Duration claimAhead = Duration.ofMillis(25);
 
         /** Most tasks claimed in one database round trip. */
         private int batchSize = 500;
@@ -312,6 +319,14 @@ public class DelayQueueProperties {
 
         public void setPrefetch(int prefetch) {
             this.prefetch = prefetch;
+        }
+
+        public Duration getClaimAhead() {
+            return claimAhead;
+        }
+
+        public void setClaimAhead(Duration claimAhead) {
+            this.claimAhead = claimAhead;
         }
 
         public int getBatchSize() {

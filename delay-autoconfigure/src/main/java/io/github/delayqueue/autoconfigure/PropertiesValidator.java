@@ -54,6 +54,11 @@ final class PropertiesValidator {
         atLeast("delay.worker.threads", worker.getThreads(), 1);
         atLeast("delay.worker.prefetch", worker.getPrefetch(), 0);
         atLeast("delay.worker.batch-size", worker.getBatchSize(), 1);
+        notNegative("delay.worker.claim-ahead", worker.getClaimAhead());
+        if (worker.getClaimAhead().compareTo(Duration.ofSeconds(1)) > 0) {
+            throw invalid("delay.worker.claim-ahead", worker.getClaimAhead(),
+                    "must be at most 1s: a claim made earlier holds tasks other instances could run");
+        }
         if (worker.getLease().compareTo(Duration.ofSeconds(1)) < 0) {
             throw invalid("delay.worker.lease", worker.getLease(), "must be at least 1s");
         }

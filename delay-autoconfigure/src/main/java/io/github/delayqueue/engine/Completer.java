@@ -26,6 +26,8 @@ public final class Completer {
 
     private static final int MAX_BATCH = 1000;
 
+    private static final long LINGER_NANOS = 2_000_000;
+
     private final LinkedBlockingQueue<Completion> queue = new LinkedBlockingQueue<>();
 
     private final TaskStore store;
@@ -86,6 +88,7 @@ public final class Completer {
                 }
                 batch.add(first);
                 queue.drainTo(batch, MAX_BATCH - 1);
+                lingerForMore(batch);
                 write(batch);
                 batch.clear();
             }
@@ -93,6 +96,20 @@ public final class Completer {
                 Thread.currentThread().interrupt();
                 return;
             }
+        }
+    }
+
+    /** Each write is a commit; waiting a moment while results keep coming makes fewer, fuller ones. */
+    private void lingerForMore(List<Completion> batch) throws InterruptedException {
+        long until = System.nanoTime() + LINGER_NANOS;
+        while (batch.size() < MAX_BATCH / 2) {
+            long remaining = until - System.nanoTime();
+            Completion next = remaining > 0 ? queue.poll(remaining, TimeUnit.NANOSECONDS) : null;
+            if (next == null) {
+                return;
+            }
+            batch.add(next);
+            queue.drainTo(batch, MAX_BATCH - batch.size());
         }
     }
 

@@ -23,14 +23,20 @@ public final class DatabaseTaskSource implements TaskSource {
 
     private final long pollMillis;
 
+    private final long claimAheadMillis;
+
     private boolean busy = true;
 
     private long nextLeftoverCheck;
 
-    public DatabaseTaskSource(TaskStore store, Claims claims, long pollMillis) {
+    /**
+     * @param claimAheadMillis tasks due this soon are claimed already; the pool starts each when it falls due
+     */
+    public DatabaseTaskSource(TaskStore store, Claims claims, long pollMillis, long claimAheadMillis) {
         this.store = store;
         this.claims = claims;
         this.pollMillis = pollMillis;
+        this.claimAheadMillis = claimAheadMillis;
     }
 
     @Override
@@ -44,12 +50,14 @@ public final class DatabaseTaskSource implements TaskSource {
                 }
             }
             OptionalLong next = store.nextDue(TaskStatus.SCHEDULED);
-            if (next.isEmpty() || next.getAsLong() > now) {
+            if (next.isEmpty() || next.getAsLong() > now + claimAheadMillis) {
                 long nextAt = now + pollMillis;
-                return new Fetch(List.of(), next.isPresent() ? Math.min(nextAt, next.getAsLong()) : nextAt);
+                return new Fetch(List.of(),
+                        next.isPresent() ? Math.min(nextAt, next.getAsLong() - claimAheadMillis) : nextAt);
             }
         }
-        List<ClaimedTask> claimed = store.claimDue(TaskStatus.SCHEDULED, now, limit, claims.at(now));
+        List<ClaimedTask> claimed = store.claimDue(TaskStatus.SCHEDULED, now + claimAheadMillis, limit,
+                claims.at(now));
         busy = !claimed.isEmpty();
         return new Fetch(claimed, now);
     }

@@ -59,7 +59,7 @@ public class DefaultDelayQueue implements DelayQueue {
         this.clock = clock;
         this.wake = wake;
         this.events = events;
-        this.batcher = new InsertBatcher(store, 1);
+        this.batcher = new InsertBatcher(store, 2, this::index);
     }
 
     @Override
@@ -94,7 +94,6 @@ public class DefaultDelayQueue implements DelayQueue {
         List<InsertedTask> inserted = storage("schedule " + tasks.size() + " task(s)",
                 () -> inTransaction ? store.insert(tasks, now) : batcher.insert(tasks, now));
         List<Long> ids = new ArrayList<>(inserted.size());
-        List<DueTask> toIndex = new ArrayList<>();
         List<String> createdTypes = new ArrayList<>();
         long earliest = Long.MAX_VALUE;
         for (int i = 0; i < inserted.size(); i++) {
@@ -103,15 +102,12 @@ public class DefaultDelayQueue implements DelayQueue {
             if (task.created()) {
                 createdTypes.add(tasks.get(i).type());
                 earliest = Math.min(earliest, task.dueAt());
-                if (task.status() == TaskStatus.QUEUED) {
-                    toIndex.add(new DueTask(task.id(), task.dueAt()));
-                }
             }
         }
         long wakeAt = earliest;
         AfterCommit.run(() -> {
-            if (indexer != null) {
-                indexer.add(toIndex);
+            if (inTransaction) {
+                index(inserted); // outside a transaction the batcher indexed them with its statement
             }
             if (wakeAt != Long.MAX_VALUE) {
                 wake.dueAt(wakeAt);
@@ -119,6 +115,20 @@ public class DefaultDelayQueue implements DelayQueue {
             createdTypes.forEach(events::scheduled);
         });
         return ids;
+    }
+
+    /** Adds the newly created tasks of the near tier to the time index. */
+    private void index(List<InsertedTask> inserted) {
+        if (indexer == null) {
+            return;
+        }
+        List<DueTask> queued = new ArrayList<>();
+        for (InsertedTask task : inserted) {
+            if (task.created() && task.status() == TaskStatus.QUEUED) {
+                queued.add(new DueTask(task.id(), task.dueAt()));
+            }
+        }
+        indexer.add(queued);
     }
 
     private NewTask toNewTask(TaskRequest request, long now) {

@@ -63,13 +63,14 @@ public class DelayQueueEngine implements SmartLifecycle {
         this.completer = new Completer(store, settings.instanceId(), clock, indexer, wake);
         TaskRunner runner = new TaskRunner(registry, codec, retryPolicy, tiers, clock, events, settings.instanceId(),
                 invoker);
-        this.pool = new WorkerPool(settings.threads(), settings.prefetch(), registry, runner, completer);
+        this.pool = new WorkerPool(settings.threads(), settings.prefetch(), registry, runner, completer, clock);
         completer.onWritten(pool::forget);
+        long claimAhead = settings.claimAhead().toMillis();
         TaskSource source = indexer == null
-                ? new DatabaseTaskSource(store, claims, settings.pollInterval().toMillis())
+                ? new DatabaseTaskSource(store, claims, settings.pollInterval().toMillis(), claimAhead)
                 : new IndexTaskSource(indexer, store, claims, events, settings.maxWait().toMillis(),
                         settings.sweepGrace().toMillis(), settings.sweepInterval().toMillis(),
-                        settings.pollInterval().toMillis());
+                        settings.pollInterval().toMillis(), claimAhead);
         this.dispatcher = new Dispatcher(source, pool, wake, clock, settings.batchSize(), store,
                 settings.instanceId());
         jobs.put(new LeaseKeeper(store, pool, claims, clock), settings.lease().dividedBy(3));

@@ -39,6 +39,9 @@ public final class Dispatcher {
      */
     private boolean adoptOrphans;
 
+    /** How long a busy loop waits for a fuller claim: a claim costs one commit whatever its size. */
+    private static final long LINGER_MILLIS = 2;
+
     private final Throttle throttle = new Throttle(log, "Claiming due tasks");
 
     private volatile boolean running;
@@ -67,7 +70,7 @@ public final class Dispatcher {
     private void loop() {
         while (running) {
             try {
-                int free = pool.awaitFree(250);
+                int free = pool.awaitFree(250, Math.min(batchSize, pool.capacity()) / 2, LINGER_MILLIS);
                 if (free == 0 || !running) {
                     continue;
                 }

@@ -12,6 +12,7 @@ import io.github.delayqueue.api.TaskStatus;
  * @param threads worker threads
  * @param prefetch tasks claimed beyond the threads, waiting for one
  * @param batchSize most tasks claimed at once
+ * @param claimAhead how early a task may be claimed before it falls due
  * @param lease how long a claim holds without renewal
  * @param shutdownTimeout how long stopping waits for running handlers
  * @param recoveryInterval how often expired leases are looked for
@@ -25,7 +26,8 @@ import io.github.delayqueue.api.TaskStatus;
  * @param retentionInterval how often the purge runs
  * @param retentionBatchSize rows per purge statement
  */
-public record EngineSettings(String instanceId, int threads, int prefetch, int batchSize, Duration lease,
+public record EngineSettings(String instanceId, int threads, int prefetch, int batchSize, Duration claimAhead,
+        Duration lease,
         Duration shutdownTimeout, Duration recoveryInterval, Duration pollInterval, Duration maxWait,
         Duration sweepGrace, Duration sweepInterval, Duration migrationInterval, int migrationBatchSize,
         Map<TaskStatus, Duration> retention, Duration retentionInterval, int retentionBatchSize) {

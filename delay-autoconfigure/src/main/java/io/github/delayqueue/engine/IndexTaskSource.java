@@ -2,7 +2,9 @@ package io.github.delayqueue.engine;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.index.Popped;
@@ -34,14 +36,19 @@ public final class IndexTaskSource implements TaskSource {
 
     private final long pollMillis;
 
+    private final long claimAheadMillis;
+
     private final long[] shardHeads;
 
     private int firstShard;
 
     private long nextSweepAt;
 
+    /** The last pop filled its batch: due ids are still waiting in the index, so overdue rows are not lost ones. */
+    private boolean backlog;
+
     public IndexTaskSource(Indexer indexer, TaskStore store, Claims claims, TaskEvents events, long maxWaitMillis,
-            long sweepGraceMillis, long sweepIntervalMillis, long pollMillis) {
+            long sweepGraceMillis, long sweepIntervalMillis, long pollMillis, long claimAheadMillis) {
         this.indexer = indexer;
         this.store = store;
         this.claims = claims;
@@ -50,6 +57,7 @@ public final class IndexTaskSource implements TaskSource {
         this.sweepGraceMillis = sweepGraceMillis;
         this.sweepIntervalMillis = sweepIntervalMillis;
         this.pollMillis = pollMillis;
+        this.claimAheadMillis = claimAheadMillis;
         this.shardHeads = new long[indexer.index().shards()];
         Arrays.fill(shardHeads, Long.MAX_VALUE);
     }
@@ -57,7 +65,9 @@ public final class IndexTaskSource implements TaskSource {
     @Override
     public Fetch fetch(long now, int limit) {
         List<ClaimedTask> claimed = new ArrayList<>();
-        if (now >= nextSweepAt) {
+        // While the index still holds a backlog of due ids, rows overdue past the grace are waiting in it, not lost:
+        // sweeping them from the database would only race the index for the same tasks.
+        if (now >= nextSweepAt && !backlog) {
             nextSweepAt = now + sweepIntervalMillis;
             int swept = claimPending(now - sweepGraceMillis, limit, now, claimed);
             if (swept > 0) {
@@ -71,11 +81,14 @@ public final class IndexTaskSource implements TaskSource {
             claimPending(now, limit - claimed.size(), now, claimed);
             return new Fetch(claimed, Math.min(now + pollMillis, nextSweepAt));
         }
-        List<Long> popped = popDue(now, limit - claimed.size());
+        int room = limit - claimed.size();
+        long dueBy = now + claimAheadMillis;
+        List<Long> popped = popDue(dueBy, room);
+        backlog = room > 0 && popped.size() >= room;
         if (!popped.isEmpty()) {
             List<ClaimedTask> won;
             try {
-                won = store.claimIds(popped, now, claims.at(now));
+                won = store.claimIds(popped, dueBy, claims.at(now));
             }
             catch (RuntimeException ex) {
                 // Put them back, due now, rather than leave them to the sweep grace.
@@ -83,15 +96,32 @@ public final class IndexTaskSource implements TaskSource {
                 throw ex;
             }
             if (won.size() < popped.size()) {
-                events.claimConflicts(popped.size() - won.size());
+                requeueSkipped(popped, won);
             }
             claimed.addAll(won);
         }
         long nextAt = Math.min(now + maxWaitMillis, nextSweepAt);
         for (long head : shardHeads) {
-            nextAt = Math.min(nextAt, head);
+            if (head != Long.MAX_VALUE) {
+                nextAt = Math.min(nextAt, head - claimAheadMillis);
+            }
         }
         return new Fetch(claimed, nextAt);
+    }
+
+    /**
+     * Popped ids the claim did not win were mostly taken by others (a conflict, counted); but a row another
+     * transaction held for a moment is skipped by {@code SKIP LOCKED} while still pending: put those back in the
+     * index rather than leave them to the sweep grace.
+     */
+    private void requeueSkipped(List<Long> popped, List<ClaimedTask> won) {
+        Set<Long> lost = new HashSet<>(popped);
+        won.forEach(task -> lost.remove(task.id()));
+        List<DueTask> stillPending = store.pendingAmong(lost);
+        indexer.add(stillPending);
+        if (lost.size() > stillPending.size()) {
+            events.claimConflicts(lost.size() - stillPending.size());
+        }
     }
 
     private List<Long> popDue(long now, int limit) {

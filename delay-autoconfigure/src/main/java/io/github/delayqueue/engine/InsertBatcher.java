@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 
 import io.github.delayqueue.store.InsertedTask;
 import io.github.delayqueue.store.NewTask;
@@ -15,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * Coalesces concurrent inserts made outside any transaction into multi-row statements, the way a database groups
  * commits: a caller queues its tasks, and whichever caller finds a flush slot free writes everything queued in one
  * statement while the others wait. A lone caller writes at once, so nothing waits for company; every caller returns
- * only after its own tasks are committed, or with the statement's failure.
+ * only after its own tasks are committed (and indexed), or with the statement's failure.
  */
 final class InsertBatcher {
 
@@ -26,12 +27,16 @@ final class InsertBatcher {
 
     private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
 
-    /** Statements in flight at once. */
+    /** Statements in flight at once; two let the database share one log flush between them. */
     private final Semaphore flushSlots;
 
-    InsertBatcher(TaskStore store, int concurrentFlushes) {
+    /** Told of every committed statement's rows, once per statement: the index is updated in one call, too. */
+    private final Consumer<List<InsertedTask>> committed;
+
+    InsertBatcher(TaskStore store, int concurrentFlushes, Consumer<List<InsertedTask>> committed) {
         this.store = store;
         this.flushSlots = new Semaphore(concurrentFlushes);
+        this.committed = committed;
     }
 
     List<InsertedTask> insert(List<NewTask> tasks, long now) {
@@ -71,6 +76,7 @@ final class InsertBatcher {
         }
         try {
             List<InsertedTask> inserted = store.insert(rows, now);
+            committed.accept(inserted);
             int from = 0;
             for (Pending pending : batch) {
                 pending.complete(inserted.subList(from, from + pending.tasks.size()), null);

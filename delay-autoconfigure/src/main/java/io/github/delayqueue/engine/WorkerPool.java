@@ -7,19 +7,21 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.Semaphore;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.Completion;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The bounded pool claimed tasks run on. It has {@code threads + prefetch} slots: the dispatcher claims only as many
- * tasks as there are free slots, a slot is freed when a handler returns, and each type runs at most its handler's
- * {@code concurrency} at once (the rest wait here, claimed, with their lease kept). It remembers every task it holds
- * until its result is written, so leases can be renewed and unstarted tasks handed back at shutdown.
+ * The bounded pool claimed tasks run on. The dispatcher claims only as many tasks as {@link Slots} allows; a slot is
+ * freed when a handler returns. A task claimed ahead of its due time waits on a timer and starts when it falls due,
+ * and each type runs at most its handler's {@code concurrency} at once (the rest wait here, claimed, with their lease
+ * kept). The pool remembers every task it holds until its result is written, so leases can be renewed and unstarted
+ * tasks handed back at shutdown.
  */
 public final class WorkerPool {
 
@@ -31,9 +33,12 @@ public final class WorkerPool {
 
     private final ThreadPoolExecutor executor;
 
-    private final Semaphore slots;
+    private final Slots slots;
 
-    private final int capacity;
+    /** Starts tasks claimed ahead of their due time when they fall due. */
+    private final ScheduledThreadPoolExecutor timer;
+
+    private final QueueClock clock;
 
     private final Map<Long, Held> held = new ConcurrentHashMap<>();
 
@@ -45,9 +50,16 @@ public final class WorkerPool {
 
     private final Completer completer;
 
-    public WorkerPool(int threads, int prefetch, HandlerRegistry registry, TaskRunner runner, Completer completer) {
-        this.capacity = threads + prefetch;
-        this.slots = new Semaphore(capacity);
+    public WorkerPool(int threads, int prefetch, HandlerRegistry registry, TaskRunner runner, Completer completer,
+            QueueClock clock) {
+        this.slots = new Slots(threads, prefetch);
+        this.clock = clock;
+        this.timer = new ScheduledThreadPoolExecutor(1, runnable -> {
+            Thread thread = new Thread(runnable, "delay-timer");
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.timer.setRemoveOnCancelPolicy(true);
         this.registry = registry;
         this.runner = runner;
         this.completer = completer;
@@ -60,29 +72,42 @@ public final class WorkerPool {
                 });
     }
 
+    /** How many tasks the pool may hold right now. */
     public int capacity() {
-        return capacity;
+        return slots.limit();
     }
 
-    /** Waits up to {@code timeoutMillis} for a free slot; returns how many are free (0 when none came). */
-    public int awaitFree(long timeoutMillis) throws InterruptedException {
-        if (!slots.tryAcquire(timeoutMillis, TimeUnit.MILLISECONDS)) {
-            return 0;
-        }
-        slots.release();
-        return slots.availablePermits();
+    /** See {@link Slots#awaitFree}. */
+    public int awaitFree(long timeoutMillis, int wanted, long lingerMillis) throws InterruptedException {
+        return slots.awaitFree(timeoutMillis, wanted, lingerMillis);
     }
 
     /** Takes tasks the dispatcher has just claimed; it never claims more than {@link #awaitFree} reported. */
     public void submit(List<ClaimedTask> tasks) {
-        slots.acquireUninterruptibly(tasks.size());
+        slots.take(tasks.size());
+        long now = clock.now();
         for (ClaimedTask task : tasks) {
             Held entry = new Held(task);
             held.put(task.id(), entry);
-            Held runNow = lane(task.type()).offer(entry);
-            if (runNow != null) {
-                execute(runNow);
+            long wait = task.dueAt() - now;
+            if (wait > 0) {
+                try {
+                    timer.schedule(() -> offer(entry), wait, TimeUnit.MILLISECONDS);
+                }
+                catch (RejectedExecutionException ex) {
+                    // shutting down: the task stays WAITING and is handed back
+                }
             }
+            else {
+                offer(entry);
+            }
+        }
+    }
+
+    private void offer(Held entry) {
+        Held runNow = lane(entry.task.type()).offer(entry);
+        if (runNow != null) {
+            execute(runNow);
         }
     }
 
@@ -145,6 +170,7 @@ public final class WorkerPool {
      * database; running handlers go on.
      */
     public List<ClaimedTask> releaseUnstarted() {
+        timer.shutdownNow();
         executor.shutdown();
         List<ClaimedTask> released = new ArrayList<>();
         for (Held entry : held.values()) {
@@ -171,6 +197,7 @@ public final class WorkerPool {
         for (Held entry : held.values()) {
             entry.state.compareAndSet(WAITING, RELEASED);
         }
+        timer.shutdownNow();
         executor.shutdownNow();
     }
 
@@ -198,7 +225,7 @@ public final class WorkerPool {
             this.limit = limit;
         }
 
-        synchronized Held offer(Held entry) {
+        synchronized @Nullable Held offer(Held entry) {
             if (running < limit) {
                 running++;
                 return entry;
@@ -207,7 +234,7 @@ public final class WorkerPool {
             return null;
         }
 
-        synchronized Held next() {
+        synchronized @Nullable Held next() {
             Held next = waiting.poll();
             if (next == null) {
                 running--;

@@ -1,5 +1,8 @@
 package io.github.delayqueue.index;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -35,12 +38,20 @@ public class RedisTimeIndex implements TimeIndex {
     /** Ids per {@code pop} call. */
     public static final int MAX_POP = 2000;
 
-    private static final RedisScript<Long> ADD = RedisScript.of(
-            new ClassPathResource("io/github/delayqueue/index/add.lua"), Long.class);
+    private static final RedisScript<Long> ADD = RedisScript.of(script("add.lua"), Long.class);
 
     @SuppressWarnings("rawtypes")
-    private static final RedisScript<List> POP = RedisScript.of(
-            new ClassPathResource("io/github/delayqueue/index/pop.lua"), List.class);
+    private static final RedisScript<List> POP = RedisScript.of(script("pop.lua"), List.class);
+
+    /** A script's text, read once: a script backed by a resource checks the resource again on every call. */
+    private static String script(String name) {
+        try (InputStream in = new ClassPathResource("io/github/delayqueue/index/" + name).getInputStream()) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Cannot read the Lua script " + name, ex);
+        }
+    }
 
     private final RedisConnectionFactory connectionFactory;
 

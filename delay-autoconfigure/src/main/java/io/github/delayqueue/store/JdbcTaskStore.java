@@ -66,6 +66,8 @@ public class JdbcTaskStore implements TaskStore {
 
     private final String table;
 
+    private final ClaimConnection claims;
+
     public JdbcTaskStore(DataSource dataSource, String table) {
         if (!isValidTableName(table)) {
             throw new IllegalArgumentException("Invalid task table name '" + table
@@ -77,6 +79,12 @@ public class JdbcTaskStore implements TaskStore {
         // inserts of producers scheduling into the same index range.
         this.tx.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
         this.table = table;
+        this.claims = new ClaimConnection(dataSource);
+    }
+
+    /** Gives the claim connection back to the pool; the store still works afterwards (it takes a new one). */
+    public void close() {
+        claims.giveBack();
     }
 
     public static boolean isValidTableName(String table) {
@@ -251,7 +259,8 @@ public class JdbcTaskStore implements TaskStore {
             return List.of();
         }
         String select = TaskSql.SELECT_DUE_FOR_CLAIM.formatted(table, TaskSql.CLAIM_COLUMNS);
-        return inTransaction(() -> markRunning(jdbc.query(select, CLAIMED, status.name(), dueBy, limit), claim));
+        return claims.inTransaction(
+                t -> markRunning(t, t.query(select, CLAIMED, status.name(), dueBy, limit), claim));
     }
 
     @Override
@@ -267,7 +276,7 @@ public class JdbcTaskStore implements TaskStore {
             args[i++] = id;
         }
         args[i] = dueBy;
-        return inTransaction(() -> markRunning(jdbc.query(select, CLAIMED, args), claim));
+        return claims.inTransaction(t -> markRunning(t, t.query(select, CLAIMED, args), claim));
     }
 
     @Override
@@ -281,7 +290,7 @@ public class JdbcTaskStore implements TaskStore {
     }
 
     /** The selected rows are locked by this transaction, so the compare-and-set below wins every one of them. */
-    private List<ClaimedTask> markRunning(List<ClaimedTask> locked, Claim claim) {
+    private List<ClaimedTask> markRunning(JdbcTemplate jdbc, List<ClaimedTask> locked, Claim claim) {
         if (locked.isEmpty()) {
             return locked;
         }
@@ -419,6 +428,15 @@ public class JdbcTaskStore implements TaskStore {
     public List<DueTask> pending(TaskStatus status, DueTask after, int limit) {
         return jdbc.query(sql(TaskSql.SELECT_PENDING_PAGE), (rs, row) -> new DueTask(rs.getLong("id"),
                 rs.getLong("due_at")), status.name(), after.dueAt(), after.dueAt(), after.id(), limit);
+    }
+
+    @Override
+    public List<DueTask> pendingAmong(Collection<Long> ids) {
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        return jdbc.query(sql(TaskSql.SELECT_PENDING_AMONG, ids.size()),
+                (rs, row) -> new DueTask(rs.getLong("id"), rs.getLong("due_at")), ids.toArray());
     }
 
     @Override

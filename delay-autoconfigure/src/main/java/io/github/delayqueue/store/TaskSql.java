@@ -88,6 +88,9 @@ final class TaskSql {
             ORDER BY due_at, id
             LIMIT ?""";
 
+    static final String SELECT_PENDING_AMONG = """
+            SELECT id, due_at FROM %1$s WHERE id IN (%2$s) AND status IN ('SCHEDULED', 'QUEUED')""";
+
     static final String NEXT_DUE = "SELECT MIN(due_at) FROM %1$s WHERE status = ?";
 
     static final String CANCEL = """

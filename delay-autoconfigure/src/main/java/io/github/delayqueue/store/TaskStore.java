@@ -61,6 +61,9 @@ public interface TaskStore {
      */
     List<DueTask> pending(TaskStatus status, DueTask after, int limit);
 
+    /** Those of {@code ids} that are still pending ({@code SCHEDULED} or {@code QUEUED}), with their due times. */
+    List<DueTask> pendingAmong(Collection<Long> ids);
+
     /** The earliest due time among tasks in {@code status}. */
     OptionalLong nextDue(TaskStatus status);
 

@@ -103,11 +103,12 @@ class JdbcTaskStoreIT {
             List<Callable<List<Long>>> claimers = new ArrayList<>();
             for (int c = 0; c < 4; c++) {
                 String owner = "owner-" + c;
+                JdbcTaskStore instance = new JdbcTaskStore(dataSource, "delay_task"); // one per instance, as in life
                 claimers.add(() -> {
                     List<Long> mine = new ArrayList<>();
                     List<ClaimedTask> batch;
                     do {
-                        batch = store.claimDue(TaskStatus.SCHEDULED, now, 50, claim(owner));
+                        batch = instance.claimDue(TaskStatus.SCHEDULED, now, 50, claim(owner));
                         batch.stream().filter(t -> t.type().equals("disjoint")).forEach(t -> mine.add(t.id()));
                     }
                     while (!batch.isEmpty());
