@@ -182,7 +182,7 @@ final class BenchOptions {
     }
 
     int effectivePrefetch() {
-        return prefetch != null ? prefetch : intProperty("delay.worker.prefetch", 32);
+        return prefetch != null ? prefetch : intProperty("delay.worker.prefetch", 512);
     }
 
     int effectiveBatchSize() {
