@@ -52,16 +52,11 @@ public final class Indexer {
         if (tasks.isEmpty() || !available()) {
             return;
         }
-        List<IndexEntry> entries = new ArrayList<>(tasks.size());
-        for (DueTask task : tasks) {
-            entries.add(new IndexEntry(task.id(), task.dueAt()));
-        }
         try {
-            index.add(entries);
-            reachable();
+            addOrThrow(tasks);
         }
         catch (RuntimeException ex) {
-            unreachable(ex);
+            // logged once by unreachable(); the rows are committed and the sweep or the rebuild indexes them
         }
     }
 

@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
  * Coalesces concurrent inserts made outside any transaction into multi-row statements, the way a database groups
  * commits: a caller queues its tasks, and whichever caller finds a flush slot free writes everything queued in one
  * statement while the others wait. A lone caller writes at once, so nothing waits for company; every caller returns
- * only after its own tasks are committed (and indexed), or with the statement's failure.
+ * only after its own tasks are committed, or with the statement's failure. The writer then indexes the statement's
+ * rows in one call.
  */
 final class InsertBatcher {
 
@@ -44,12 +45,15 @@ final class InsertBatcher {
         queue.add(mine);
         while (!mine.done) {
             if (flushSlots.tryAcquire()) {
+                List<InsertedTask> written;
                 try {
-                    flush();
+                    written = flush();
                 }
                 finally {
                     flushSlots.release();
                 }
+                // indexed after the slot is free: the next statement need not wait for Redis
+                committed.accept(written);
             }
             else {
                 LockSupport.parkNanos(this, 200_000);
@@ -61,7 +65,8 @@ final class InsertBatcher {
         return mine.result;
     }
 
-    private void flush() {
+    /** Writes what is queued; returns the rows it committed (none when the statement failed). */
+    private List<InsertedTask> flush() {
         List<Pending> batch = new ArrayList<>();
         List<NewTask> rows = new ArrayList<>();
         long now = Long.MIN_VALUE;
@@ -72,21 +77,22 @@ final class InsertBatcher {
             now = Math.max(now, next.now);
         }
         if (batch.isEmpty()) {
-            return;
+            return List.of();
         }
         try {
             List<InsertedTask> inserted = store.insert(rows, now);
-            committed.accept(inserted);
             int from = 0;
             for (Pending pending : batch) {
                 pending.complete(inserted.subList(from, from + pending.tasks.size()), null);
                 from += pending.tasks.size();
             }
+            return inserted;
         }
         catch (RuntimeException ex) {
             for (Pending pending : batch) {
                 pending.complete(null, ex);
             }
+            return List.of();
         }
     }
 

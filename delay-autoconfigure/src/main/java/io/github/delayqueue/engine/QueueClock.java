@@ -1,6 +1,7 @@
 package io.github.delayqueue.engine;
 
 import java.time.Clock;
+import java.time.Instant;
 
 /**
  * The time every due date is written and compared in, in epoch milliseconds. It reads the application's
@@ -19,6 +20,12 @@ public class QueueClock {
 
     public long now() {
         return clock.millis() + offsetMillis;
+    }
+
+    /** {@link #now()} in microseconds, as fine as the application's clock reads, for timing starts to the due time. */
+    public long nowMicros() {
+        Instant instant = clock.instant();
+        return instant.getEpochSecond() * 1_000_000 + instant.getNano() / 1_000 + offsetMillis * 1_000;
     }
 
     /** Milliseconds added to the application's clock; positive when it runs behind the reference. */

@@ -85,14 +85,14 @@ public final class WorkerPool {
     /** Takes tasks the dispatcher has just claimed; it never claims more than {@link #awaitFree} reported. */
     public void submit(List<ClaimedTask> tasks) {
         slots.take(tasks.size());
-        long now = clock.now();
+        long now = clock.nowMicros();
         for (ClaimedTask task : tasks) {
             Held entry = new Held(task);
             held.put(task.id(), entry);
-            long wait = task.dueAt() - now;
+            long wait = task.dueAt() * 1_000 - now;
             if (wait > 0) {
                 try {
-                    timer.schedule(() -> offer(entry), wait, TimeUnit.MILLISECONDS);
+                    timer.schedule(() -> offer(entry), wait, TimeUnit.MICROSECONDS);
                 }
                 catch (RejectedExecutionException ex) {
                     // shutting down: the task stays WAITING and is handed back
