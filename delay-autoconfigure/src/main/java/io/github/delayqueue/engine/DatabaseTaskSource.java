@@ -25,7 +25,12 @@ public final class DatabaseTaskSource implements TaskSource {
 
     private final long claimAheadMillis;
 
+    /** How soon to look again when a due row was locked by someone else. */
+    private static final long LOCKED_RETRY_MILLIS = 100;
+
     private boolean busy = true;
+
+    private boolean dueButLocked;
 
     private long nextLeftoverCheck;
 
@@ -55,9 +60,16 @@ public final class DatabaseTaskSource implements TaskSource {
                 return new Fetch(List.of(),
                         next.isPresent() ? Math.min(nextAt, next.getAsLong() - claimAheadMillis) : nextAt);
             }
+            if (dueButLocked) {
+                // the due row is locked by another transaction (another instance's claim, an open transaction):
+                // look again shortly rather than in a hot loop
+                dueButLocked = false;
+                return new Fetch(List.of(), now + Math.min(pollMillis, LOCKED_RETRY_MILLIS));
+            }
         }
         List<ClaimedTask> claimed = store.claimDue(TaskStatus.SCHEDULED, now + claimAheadMillis, limit,
                 claims.at(now));
+        dueButLocked = !busy && claimed.isEmpty();
         busy = !claimed.isEmpty();
         return new Fetch(claimed, now);
     }

@@ -20,6 +20,9 @@ import io.github.delayqueue.store.TaskStore;
  */
 public final class IndexTaskSource implements TaskSource {
 
+    /** How soon an id skipped because its row was locked is popped again. */
+    private static final long LOCKED_RETRY_MILLIS = 100;
+
     private final Indexer indexer;
 
     private final TaskStore store;
@@ -96,7 +99,7 @@ public final class IndexTaskSource implements TaskSource {
                 throw ex;
             }
             if (won.size() < popped.size()) {
-                requeueSkipped(popped, won);
+                requeueSkipped(popped, won, now);
             }
             claimed.addAll(won);
         }
@@ -114,11 +117,14 @@ public final class IndexTaskSource implements TaskSource {
      * transaction held for a moment is skipped by {@code SKIP LOCKED} while still pending: put those back in the
      * index rather than leave them to the sweep grace.
      */
-    private void requeueSkipped(List<Long> popped, List<ClaimedTask> won) {
+    private void requeueSkipped(List<Long> popped, List<ClaimedTask> won, long now) {
         Set<Long> lost = new HashSet<>(popped);
         won.forEach(task -> lost.remove(task.id()));
         List<DueTask> stillPending = store.pendingAmong(lost);
-        indexer.add(stillPending);
+        // not before a short pause: a row locked for longer (an open transaction) must not be popped in a hot loop
+        indexer.add(stillPending.stream()
+            .map(task -> new DueTask(task.id(), Math.max(task.dueAt(), now + LOCKED_RETRY_MILLIS)))
+            .toList());
         if (lost.size() > stillPending.size()) {
             events.claimConflicts(lost.size() - stillPending.size());
         }

@@ -1,5 +1,7 @@
 package io.github.delayqueue.it;
 
+import java.sql.Connection;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -353,6 +355,26 @@ abstract class AbstractQueueIT {
 
         await().atMost(10, TimeUnit.SECONDS).until(() -> queue.find(done).isEmpty() && queue.find(cancelled).isEmpty());
         assertThat(queue.find(failed)).isPresent(); // dead letters are kept by default
+    }
+
+    @Test
+    void aTaskWhoseRowIsLockedWhenItFallsDueRunsOnceTheLockIsGone() throws Exception {
+        // a sweep grace far beyond the test: only the claim's own retry can run the task in time
+        DelayQueue queue = queue(instances.start("delay.hybrid.sweep-grace=60s"));
+        long id = queue.schedule("test.ok", "locked", Duration.ofMillis(400));
+        long released;
+        try (Connection connection = instances.database().dataSource().getConnection();
+                Statement statement = connection.createStatement()) {
+            connection.setAutoCommit(false);
+            statement.executeQuery("SELECT id FROM delay_task WHERE id = " + id + " FOR UPDATE").close();
+            sleep(1500); // it falls due while an open transaction holds its row
+            assertThat(journal.startsOf(id)).isEmpty();
+            connection.rollback();
+            released = System.currentTimeMillis();
+        }
+        journal.awaitStarted(id, 10);
+        assertThat(journal.startsOf(id)).hasSize(1);
+        assertThat(journal.startsOf(id).get(0).startedAt() - released).isLessThan(2_000);
     }
 
     static void sleep(long millis) {
