@@ -17,7 +17,7 @@ class BenchOptionsTest {
         assertThat(options.tasks).isEqualTo(20_000);
         assertThat(options.rates).containsExactly(200);
         assertThat(options.repeat).isEqualTo(3);
-        assertThat(options.effectiveCeilingBatch()).isEqualTo(40); // 8 threads + 32 prefetch
+        assertThat(options.effectiveCeilingBatch()).isEqualTo(500); // min(8 threads + 512 prefetch, batch size 500)
     }
 
     @Test
