@@ -1,11 +1,15 @@
 package io.github.delayqueue.autoconfigure;
 
+import java.time.Duration;
+
+import io.github.delayqueue.engine.IndexWatch;
 import io.github.delayqueue.engine.Indexer;
 import io.github.delayqueue.engine.TaskEvents;
 import io.github.delayqueue.index.RedisTimeIndex;
 import io.github.delayqueue.index.TimeIndex;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
@@ -27,6 +31,14 @@ class DelayQueueRedisConfiguration {
     @ConditionalOnMissingBean
     Indexer delayIndexer(TimeIndex index, ObjectProvider<TaskEvents> events) {
         return new Indexer(index, TaskEvents.composite(events.orderedStream().toList()));
+    }
+
+    /** A producer-only instance has no engine to notice that Redis is back; this does, once a second. */
+    @Bean
+    @ConditionalOnMissingBean
+    @ConditionalOnBooleanProperty(name = "delay.worker.enabled", havingValue = false)
+    IndexWatch delayIndexWatch(Indexer indexer) {
+        return new IndexWatch(indexer, Duration.ofSeconds(1));
     }
 
     @Configuration(proxyBeanMethods = false)

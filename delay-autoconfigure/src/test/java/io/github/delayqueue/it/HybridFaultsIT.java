@@ -9,6 +9,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.TaskRequest;
 import io.github.delayqueue.api.TaskStatus;
+import io.github.delayqueue.engine.Indexer;
 import io.github.delayqueue.index.RedisTimeIndex;
 import io.github.delayqueue.index.TimeIndex;
 import io.github.delayqueue.test.TcpProxy;
@@ -26,6 +27,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Redis losing its data or going away mid-run: the database still has every task, so each runs exactly once, at
@@ -134,5 +136,28 @@ class HybridFaultsIT {
 
         journal.awaitStarted(id, 15);
         Lateness.assertOnceAndOnTime(journal, List.of(id), GRACE_MILLIS + 1500);
+    }
+
+    @Test
+    void aProducerOnlyInstanceIndexesItsTasksAgainOnceRedisIsBack() {
+        // the worker reaches Redis directly; only the producer goes through the proxy that is cut
+        instances.start("spring.data.redis.url=" + TestServices.redisUrl());
+        ConfigurableApplicationContext producer = instances.start("delay.worker.enabled=false");
+        DelayQueue queue = producer.getBean(DelayQueue.class);
+        Indexer indexer = producer.getBean(Indexer.class);
+        redisProxy.cut();
+        long duringOutage = queue.schedule("test.ok", "while down", Duration.ofMillis(300));
+        assertThat(indexer.available()).as("the failed add marked the index unreachable").isFalse();
+        redisProxy.restore();
+        await("the producer sees Redis again").atMost(Duration.ofSeconds(10)).until(indexer::available);
+
+        List<Long> after = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            after.add(queue.schedule("test.ok", "after", Duration.ofMillis(1500 + i * 10L)));
+        }
+        journal.awaitDistinct(after.size() + 1, 30);
+        Lateness.assertOnceAndOnTime(journal, List.of(duringOutage), GRACE_MILLIS + 1500);
+        // indexed, so precise: without the producer's probe they would wait for the sweep grace
+        Lateness.assertOnceAndOnTime(journal, after, 500);
     }
 }
