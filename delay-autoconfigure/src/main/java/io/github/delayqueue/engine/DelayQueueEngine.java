@@ -63,7 +63,8 @@ public class DelayQueueEngine implements SmartLifecycle {
         this.completer = new Completer(store, settings.instanceId(), clock, indexer, wake);
         TaskRunner runner = new TaskRunner(registry, codec, retryPolicy, tiers, clock, events, settings.instanceId(),
                 invoker);
-        this.pool = new WorkerPool(settings.threads(), settings.prefetch(), registry, runner, completer, clock);
+        this.pool = new WorkerPool(settings.threads(), settings.prefetch(), settings.lease(), registry, runner,
+                completer, clock);
         completer.onWritten(pool::forget);
         long claimAhead = settings.claimAhead().toMillis();
         TaskSource source = indexer == null
@@ -71,8 +72,7 @@ public class DelayQueueEngine implements SmartLifecycle {
                 : new IndexTaskSource(indexer, store, claims, events, settings.maxWait().toMillis(),
                         settings.sweepGrace().toMillis(), settings.sweepInterval().toMillis(),
                         settings.pollInterval().toMillis(), claimAhead);
-        this.dispatcher = new Dispatcher(source, pool, wake, clock, settings.batchSize(), store,
-                settings.instanceId());
+        this.dispatcher = new Dispatcher(source, pool, wake, clock, settings.batchSize(), store, claims);
         jobs.put(new LeaseKeeper(store, pool, claims, clock), settings.lease().dividedBy(3));
         jobs.put(new LeaseRecovery(store, registry, retryPolicy, tiers, clock, indexer, wake, events),
                 settings.recoveryInterval());
@@ -85,7 +85,8 @@ public class DelayQueueEngine implements SmartLifecycle {
                     settings.migrationInterval());
             jobs.put(new IndexRepair(indexer, store, wake), Duration.ofSeconds(1));
         }
-        scheduler.setPoolSize(2);
+        // a thread per job: lease renewal must keep its pace while a migration or recovery waits on the database
+        scheduler.setPoolSize(jobs.size());
         scheduler.setThreadNamePrefix("delay-scheduler-");
         scheduler.setDaemon(true);
     }

@@ -3,6 +3,7 @@ package io.github.delayqueue.engine;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.github.delayqueue.store.Claim;
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.TaskStore;
 import org.jspecify.annotations.Nullable;
@@ -31,7 +32,7 @@ public final class Dispatcher {
 
     private final TaskStore store;
 
-    private final String owner;
+    private final Claims claims;
 
     /**
      * Set when a claim failed: its commit may have reached the database while the answer was lost (a killed
@@ -49,9 +50,9 @@ public final class Dispatcher {
     private @Nullable Thread thread;
 
     public Dispatcher(TaskSource source, WorkerPool pool, WakeSignal wake, QueueClock clock, int batchSize,
-            TaskStore store, String owner) {
+            TaskStore store, Claims claims) {
         this.store = store;
-        this.owner = owner;
+        this.claims = claims;
         this.source = source;
         this.pool = pool;
         this.wake = wake;
@@ -78,7 +79,7 @@ public final class Dispatcher {
                 Fetch fetch;
                 try {
                     if (adoptOrphans) {
-                        free -= adoptOrphans(free);
+                        free -= adoptOrphans(free, now);
                         if (free == 0) {
                             continue;
                         }
@@ -93,7 +94,7 @@ public final class Dispatcher {
                     continue;
                 }
                 if (!fetch.tasks().isEmpty()) {
-                    pool.submit(fetch.tasks());
+                    pool.submit(fetch.tasks(), claims.at(now).leaseUntil());
                 }
                 else {
                     wake.awaitUntil(fetch.nextAt());
@@ -112,11 +113,13 @@ public final class Dispatcher {
 
     /**
      * Runs the tasks this instance won in a claim whose answer it lost, instead of leaving them to wait out their
-     * lease. Only this thread claims, so every row RUNNING under this owner and not held is such an orphan.
+     * lease. Only this thread claims, so every row RUNNING under this owner and not held is such an orphan. Only
+     * rows with two thirds of a lease left are taken, and their lease is renewed before they run: a row closer to
+     * its end may be in another instance's lease recovery.
      */
-    private int adoptOrphans(int free) {
+    private int adoptOrphans(int free, long now) {
         List<ClaimedTask> orphans = new ArrayList<>();
-        for (ClaimedTask task : store.claimedBy(owner)) {
+        for (ClaimedTask task : store.claimedBy(claims.owner(), now + claims.leaseMillis() * 2 / 3)) {
             if (!pool.holds(task.id())) {
                 orphans.add(task);
             }
@@ -127,7 +130,10 @@ public final class Dispatcher {
         if (!adopted.isEmpty()) {
             log.info("Found {} task(s) this instance claimed in a claim whose answer was lost; running them",
                     adopted.size());
-            pool.submit(adopted);
+            Claim renewed = claims.at(now);
+            store.extendLeases(claims.owner(), adopted.stream().map(ClaimedTask::id).toList(), renewed.leaseUntil(),
+                    now);
+            pool.submit(adopted, renewed.leaseUntil());
         }
         return adopted.size();
     }

@@ -40,6 +40,7 @@ final class LeaseKeeper implements Runnable {
         try {
             long now = clock.now();
             store.extendLeases(claims.owner(), ids, now + claims.leaseMillis(), now);
+            pool.leasesRenewed(ids, now + claims.leaseMillis());
             throttle.succeeded();
         }
         catch (RuntimeException ex) {

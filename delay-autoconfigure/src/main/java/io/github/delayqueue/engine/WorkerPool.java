@@ -1,5 +1,6 @@
 package io.github.delayqueue.engine;
 
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,15 +16,19 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.Completion;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The bounded pool claimed tasks run on. The dispatcher claims only as many tasks as {@link Slots} allows; a slot is
  * freed when a handler returns. A task claimed ahead of its due time waits on a timer and starts when it falls due,
  * and each type runs at most its handler's {@code concurrency} at once (the rest wait here, claimed, with their lease
  * kept). The pool remembers every task it holds until its result is written, so leases can be renewed and unstarted
- * tasks handed back at shutdown.
+ * tasks handed back at shutdown, and it watches those leases: see {@link #guardLeases}.
  */
 public final class WorkerPool {
+
+    private static final Logger log = LoggerFactory.getLogger(WorkerPool.class);
 
     private static final int WAITING = 0;
 
@@ -40,6 +45,8 @@ public final class WorkerPool {
 
     private final QueueClock clock;
 
+    private final long leaseMillis;
+
     private final Map<Long, Held> held = new ConcurrentHashMap<>();
 
     private final Map<String, Lane> lanes = new ConcurrentHashMap<>();
@@ -50,10 +57,11 @@ public final class WorkerPool {
 
     private final Completer completer;
 
-    public WorkerPool(int threads, int prefetch, HandlerRegistry registry, TaskRunner runner, Completer completer,
-            QueueClock clock) {
+    public WorkerPool(int threads, int prefetch, Duration lease, HandlerRegistry registry, TaskRunner runner,
+            Completer completer, QueueClock clock) {
         this.slots = new Slots(threads, prefetch);
         this.clock = clock;
+        this.leaseMillis = lease.toMillis();
         this.timer = new ScheduledThreadPoolExecutor(1, runnable -> {
             Thread thread = new Thread(runnable, "delay-timer");
             thread.setDaemon(true);
@@ -70,6 +78,9 @@ public final class WorkerPool {
                     thread.setDaemon(true);
                     return thread;
                 });
+        // on the timer, which never waits on the database: the guard must run while the database hangs
+        long guardMillis = Math.max(50, leaseMillis / 10);
+        this.timer.scheduleWithFixedDelay(this::guardLeases, guardMillis, guardMillis, TimeUnit.MILLISECONDS);
     }
 
     /** How many tasks the pool may hold right now. */
@@ -82,12 +93,15 @@ public final class WorkerPool {
         return slots.awaitFree(timeoutMillis, wanted, lingerMillis);
     }
 
-    /** Takes tasks the dispatcher has just claimed; it never claims more than {@link #awaitFree} reported. */
-    public void submit(List<ClaimedTask> tasks) {
+    /**
+     * Takes tasks the dispatcher has just claimed; it never claims more than {@link #awaitFree} reported.
+     * {@code leaseUntil} is when their lease ends on the queue clock, at the latest.
+     */
+    public void submit(List<ClaimedTask> tasks, long leaseUntil) {
         slots.take(tasks.size());
         long now = clock.nowMicros();
         for (ClaimedTask task : tasks) {
-            Held entry = new Held(task);
+            Held entry = new Held(task, leaseUntil);
             held.put(task.id(), entry);
             long wait = task.dueAt() * 1_000 - now;
             if (wait > 0) {
@@ -132,7 +146,15 @@ public final class WorkerPool {
     private void run(Held entry) {
         try {
             if (entry.state.compareAndSet(WAITING, RUNNING)) {
-                Completion completion = runner.run(entry.task);
+                entry.runOn(Thread.currentThread());
+                Completion completion;
+                try {
+                    completion = runner.run(entry.task);
+                }
+                finally {
+                    entry.runOn(null);
+                    Thread.interrupted(); // an interrupt meant for this handler must not reach the next one
+                }
                 completer.submit(completion);
             }
         }
@@ -145,9 +167,57 @@ public final class WorkerPool {
         }
     }
 
-    /** Ids of every task held, from claim until its result is written: the leases to renew. */
+    /** Ids of every task held, from claim until its result is written, and not given up: the leases to renew. */
     public List<Long> heldIds() {
-        return new ArrayList<>(held.keySet());
+        List<Long> ids = new ArrayList<>(held.size());
+        held.forEach((id, entry) -> {
+            if (entry.state.get() != RELEASED) {
+                ids.add(id);
+            }
+        });
+        return ids;
+    }
+
+    /** Records that the leases of {@code ids} were renewed to end at {@code leaseUntil}. */
+    public void leasesRenewed(List<Long> ids, long leaseUntil) {
+        for (long id : ids) {
+            Held entry = held.get(id);
+            if (entry != null) {
+                entry.leaseUntil = Math.max(entry.leaseUntil, leaseUntil);
+            }
+        }
+    }
+
+    /**
+     * Renewals keep every lease at least two thirds of a lease ahead. A lease with a third or less left has missed
+     * its renewals: the database is out of reach, and once the lease ends another instance may take the task. So that
+     * a task never runs in two places at once, the pool first gives up an unstarted task (it is not renewed any more
+     * and lease recovery hands it out again) and interrupts a running handler. A task given up stays known here for
+     * one more lease, so this instance does not take it back as an orphan of a lost claim answer.
+     */
+    void guardLeases() {
+        long now = clock.now();
+        int gaveUp = 0;
+        List<Long> interrupted = new ArrayList<>();
+        for (Held entry : held.values()) {
+            if (entry.leaseUntil - now > leaseMillis / 3) {
+                continue;
+            }
+            if (entry.state.compareAndSet(WAITING, RELEASED)) {
+                gaveUp++;
+            }
+            else if (entry.interrupt()) {
+                interrupted.add(entry.task.id());
+            }
+            else if (entry.state.get() == RELEASED && entry.leaseUntil + leaseMillis < now) {
+                held.remove(entry.task.id());
+            }
+        }
+        if (gaveUp > 0 || !interrupted.isEmpty()) {
+            log.warn("Could not renew task leases in time (is the database reachable?): gave up {} unstarted task(s) "
+                    + "and interrupted the handler(s) of {}, so that no other instance runs them while they run here",
+                    gaveUp, interrupted);
+        }
     }
 
     /** Whether the task is held here: claimed, running, or finished with its result not yet written. */
@@ -157,7 +227,7 @@ public final class WorkerPool {
 
     /** How many tasks are held (claimed and not yet written). */
     public int heldCount() {
-        return held.size();
+        return heldIds().size();
     }
 
     /** Forgets tasks whose results are written. */
@@ -207,8 +277,32 @@ public final class WorkerPool {
 
         final AtomicInteger state = new AtomicInteger(WAITING);
 
-        Held(ClaimedTask task) {
+        /** When the lease ends at the latest, on the queue clock. */
+        volatile long leaseUntil;
+
+        /** The thread running the handler, while it runs; guarded by this. */
+        private @Nullable Thread thread;
+
+        /** Set once the handler was interrupted, so it is interrupted once, not at every guard pass. */
+        private boolean interrupted;
+
+        Held(ClaimedTask task, long leaseUntil) {
             this.task = task;
+            this.leaseUntil = leaseUntil;
+        }
+
+        synchronized void runOn(@Nullable Thread thread) {
+            this.thread = thread;
+        }
+
+        /** Interrupts the handler if it is running and was not interrupted yet. */
+        synchronized boolean interrupt() {
+            if (thread == null || interrupted) {
+                return false;
+            }
+            interrupted = true;
+            thread.interrupt();
+            return true;
         }
     }
 

@@ -280,13 +280,13 @@ public class JdbcTaskStore implements TaskStore {
     }
 
     @Override
-    public List<ClaimedTask> claimedBy(String owner) {
+    public List<ClaimedTask> claimedBy(String owner, long leaseAfter) {
         // the rows' attempts already count their claim
         return jdbc.query(TaskSql.SELECT_CLAIMED_BY.formatted(table, TaskSql.CLAIM_COLUMNS),
                 (rs, row) -> new ClaimedTask(rs.getLong("id"), rs.getString("task_type"), rs.getString("task_key"),
                         rs.getString("payload"), rs.getLong("due_at"), rs.getInt("attempts"),
                         nullableInt(rs, "max_attempts"), rs.getLong("created_at")),
-                owner);
+                owner, leaseAfter);
     }
 
     /** The selected rows are locked by this transaction, so the compare-and-set below wins every one of them. */

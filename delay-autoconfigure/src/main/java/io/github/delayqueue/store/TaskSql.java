@@ -39,7 +39,7 @@ final class TaskSql {
             FOR UPDATE SKIP LOCKED""";
 
     static final String SELECT_CLAIMED_BY = """
-            SELECT %2$s FROM %1$s WHERE status = 'RUNNING' AND owner = ?""";
+            SELECT %2$s FROM %1$s WHERE status = 'RUNNING' AND owner = ? AND lease_until > ?""";
 
     static final String MARK_RUNNING = """
             UPDATE %1$s SET status = 'RUNNING', owner = ?, lease_until = ?, attempts = attempts + 1, updated_at = ?

@@ -28,10 +28,11 @@ public interface TaskStore {
     List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Claim claim);
 
     /**
-     * Every task {@code RUNNING} under {@code owner}, attempt as counted by its claim: after a claim whose commit
-     * the connection lost, the owner finds what it won without knowing.
+     * Every task {@code RUNNING} under {@code owner} whose lease ends after {@code leaseAfter}, attempt as counted by
+     * its claim: after a claim whose commit the connection lost, the owner finds what it won without knowing. Rows
+     * whose lease ends sooner are left to lease recovery, which another instance may be doing right now.
      */
-    List<ClaimedTask> claimedBy(String owner);
+    List<ClaimedTask> claimedBy(String owner, long leaseAfter);
 
     /** Writes how claimed tasks ended; only rows still {@code RUNNING} under {@code owner} change. */
     void finish(String owner, List<Completion> completions, long now);

@@ -118,6 +118,37 @@ class DatabaseOutageReliabilityIT {
         }
     }
 
+    /**
+     * An instance that can no longer reach the database cannot renew its lease; once the lease ends, another instance
+     * takes the task. The handler still running on the cut-off instance is interrupted a third of a lease before
+     * that, so the two runs do not overlap.
+     */
+    @Test
+    void aHandlerWhoseLeaseCannotBeRenewedIsInterruptedBeforeAnotherInstanceTakesItsTask() {
+        Journal journal = new Journal();
+        URI server = URI.create(TestServices.endpoints().jdbcUrl().substring("jdbc:".length()));
+        try (TcpProxy proxy = new TcpProxy(server.getHost(), server.getPort());
+                Instances instances = new Instances(ReliabilityApp.class, journal, "delay.worker.lease=3s",
+                        "delay.worker.recovery-interval=200ms", "delay.worker.shutdown-timeout=1s",
+                        "spring.datasource.hikari.connection-timeout=1000",
+                        "spring.datasource.hikari.validation-timeout=500")) {
+            ConfigurableApplicationContext cutOff = instances.start("spring.datasource.url=jdbc:mysql://127.0.0.1:"
+                    + proxy.port() + "/" + instances.database().name());
+            long id = cutOff.getBean(DelayQueue.class).schedule("rel.sleep", 10_000L, Duration.ZERO);
+            journal.awaitStarted(id, 10);
+            instances.start(); // reaches the database directly
+            proxy.cut();
+
+            await().atMost(30, TimeUnit.SECONDS).until(() -> journal.startsOf(id).size() == 2);
+            Journal.Start first = journal.startsOf(id).get(0);
+            Journal.Start second = journal.startsOf(id).get(1);
+            assertThat(first.instance()).isNotEqualTo(second.instance());
+            assertThat(first.endedAt()).as("the cut-off run ended before the survivor's began")
+                .isLessThanOrEqualTo(second.startedAt());
+            proxy.restore();
+        }
+    }
+
     private static void sleep(long millis) {
         try {
             Thread.sleep(millis);
