@@ -1,23 +1,18 @@
 package io.github.delayqueue.engine;
 
 import java.time.Duration;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import org.springframework.context.SmartLifecycle;
-
 /**
  * Keeps the {@link QueueClock} aligned with a reference clock shared by every instance: the database server's, read
- * with one query. The offset is chosen at the conservative end of what the query's round trip allows. Without this, an instance whose clock runs ahead would start tasks early and
- * one that runs behind would schedule them early. Aligns once when created, then every interval.
+ * with one query. The offset is chosen at the conservative end of what the query's round trip allows. Without this,
+ * an instance whose clock runs ahead would start tasks early and one that runs behind would schedule them early.
+ * Aligns once when created, then every interval.
  */
-public class ClockAligner implements SmartLifecycle {
+public class ClockAligner extends PeriodicJob {
 
     private static final Logger log = LoggerFactory.getLogger(ClockAligner.class);
 
@@ -28,16 +23,12 @@ public class ClockAligner implements SmartLifecycle {
 
     private final LongSupplier reference;
 
-    private final Duration interval;
-
     private final Throttle throttle = new Throttle(log, "Reading the database clock");
 
-    private @Nullable ScheduledExecutorService executor;
-
     public ClockAligner(QueueClock clock, LongSupplier reference, Duration interval) {
+        super("delay-clock", interval);
         this.clock = clock;
         this.reference = reference;
-        this.interval = interval;
         align();
     }
 
@@ -65,28 +56,7 @@ public class ClockAligner implements SmartLifecycle {
     }
 
     @Override
-    public void start() {
-        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "delay-clock");
-            thread.setDaemon(true);
-            return thread;
-        });
-        long millis = interval.toMillis();
-        scheduler.scheduleWithFixedDelay(this::align, millis, millis, TimeUnit.MILLISECONDS);
-        executor = scheduler;
-    }
-
-    @Override
-    public void stop() {
-        ScheduledExecutorService scheduler = executor;
-        executor = null;
-        if (scheduler != null) {
-            scheduler.shutdownNow();
-        }
-    }
-
-    @Override
-    public boolean isRunning() {
-        return executor != null;
+    void runOnce() {
+        align();
     }
 }
