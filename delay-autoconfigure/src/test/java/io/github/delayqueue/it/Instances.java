@@ -56,6 +56,11 @@ public final class Instances implements AutoCloseable {
         return database;
     }
 
+    /** The properties every instance gets: database, Redis, key prefix, and the ones given to the constructor. */
+    public List<String> properties() {
+        return List.copyOf(common);
+    }
+
     public String keyPrefix() {
         return keyPrefix;
     }

@@ -1,5 +1,12 @@
 package io.github.delayqueue.it;
 
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -8,12 +15,15 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.api.TaskContext;
+import org.jspecify.annotations.Nullable;
 
 import static org.awaitility.Awaitility.await;
 
 /**
  * Where test handlers write down every start, outside the queue: which task, on which instance, when, which
- * attempt. Tests assert on it: nothing lost, nothing run twice, nothing early.
+ * attempt. Tests assert on it: nothing lost, nothing run twice, nothing early. An instance in another JVM writes its
+ * journal to a file as it goes (one {@code write} per line, so a SIGKILL loses nothing written), and the test
+ * {@link #merge merges} it.
  */
 public final class Journal {
 
@@ -33,6 +43,8 @@ public final class Journal {
         private final Object payload;
 
         private volatile long endedAt = Long.MAX_VALUE;
+
+        private @Nullable Journal journal;
 
         Start(long taskId, String instance, long startedAt, long dueAt, int attempt, Object payload) {
             this.taskId = taskId;
@@ -74,6 +86,9 @@ public final class Journal {
 
         public void end() {
             endedAt = System.currentTimeMillis();
+            if (journal != null) {
+                journal.write("E " + taskId + " " + startedAt + " " + endedAt);
+            }
         }
     }
 
@@ -81,13 +96,68 @@ public final class Journal {
 
     private final List<Start> all = new CopyOnWriteArrayList<>();
 
+    private final @Nullable OutputStream file;
+
+    public Journal() {
+        this.file = null;
+    }
+
+    /** A journal that also appends every start and end to {@code file}. */
+    public Journal(Path file) {
+        try {
+            this.file = new FileOutputStream(file.toFile(), true);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
     /** Writes down a start; call {@link Start#end()} on the result when the handler is done. */
     public Start record(String instance, TaskContext context, Object payload) {
         Start start = new Start(context.id(), instance, System.currentTimeMillis(), context.dueAt().toEpochMilli(),
                 context.attempt(), payload);
-        starts.computeIfAbsent(context.id(), id -> new CopyOnWriteArrayList<>()).add(start);
-        all.add(start);
+        add(start);
+        if (file != null) {
+            start.journal = this;
+            write("S " + start.taskId + " " + instance + " " + start.startedAt + " " + start.dueAt + " "
+                    + start.attempt);
+        }
         return start;
+    }
+
+    private void add(Start start) {
+        starts.computeIfAbsent(start.taskId, id -> new CopyOnWriteArrayList<>()).add(start);
+        all.add(start);
+    }
+
+    private synchronized void write(String line) {
+        try {
+            file.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+    }
+
+    /**
+     * Adds the starts and ends another JVM wrote to {@code file}; payloads are not kept there. A start without an end
+     * ended when that JVM died, at {@code diedAt} at the latest.
+     */
+    public void merge(Path file, long diedAt) throws IOException {
+        Map<String, Start> byStart = new java.util.HashMap<>();
+        for (String line : Files.readAllLines(file)) {
+            String[] f = line.split(" ");
+            if (f[0].equals("S")) {
+                Start start = new Start(Long.parseLong(f[1]), f[2], Long.parseLong(f[3]), Long.parseLong(f[4]),
+                        Integer.parseInt(f[5]), "");
+                byStart.put(f[1] + " " + f[3], start);
+                add(start);
+            }
+            else if (f[0].equals("E")) {
+                byStart.get(f[1] + " " + f[2]).endedAt = Long.parseLong(f[3]);
+            }
+        }
+        byStart.values().forEach(start -> start.endedAt = Math.min(start.endedAt, diedAt));
     }
 
     /** Task ids that have at least one start. */

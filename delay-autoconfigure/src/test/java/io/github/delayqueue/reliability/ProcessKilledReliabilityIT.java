@@ -1,0 +1,97 @@
+package io.github.delayqueue.reliability;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.github.delayqueue.api.DelayQueue;
+import io.github.delayqueue.api.TaskRequest;
+import io.github.delayqueue.it.Instances;
+import io.github.delayqueue.it.Journal;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Scenario 2 with a real crash: an instance running in a JVM of its own is killed with SIGKILL while it holds
+ * running and waiting tasks. Its connections die with it; the survivors finish its tasks after the lease, and no
+ * task is lost, started early, or started while an earlier start of it still ran.
+ */
+@Tag("reliability")
+class ProcessKilledReliabilityIT {
+
+    private static final long LEASE_MILLIS = 3_000;
+
+    private static final String VICTIM = "victim";
+
+    @Test
+    void survivorsFinishTheTasksOfAProcessKilledWithSigkill(@TempDir Path dir) throws Exception {
+        Journal journal = new Journal();
+        Path victimJournal = dir.resolve("victim-journal.txt");
+        Path victimLog = dir.resolve("victim.log");
+        try (Instances instances = new Instances(ReliabilityApp.class, journal, "delay.worker.lease=3s",
+                "delay.worker.recovery-interval=500ms", "delay.worker.threads=4", "delay.worker.prefetch=8")) {
+            Process victim = startChild(victimJournal, victimLog, instances.properties());
+            try {
+                await("the child instance to start").atMost(90, TimeUnit.SECONDS).pollInterval(200, TimeUnit.MILLISECONDS)
+                    .until(() -> Files.exists(victimLog) && Files.readString(victimLog).contains("READY"));
+                DelayQueue queue = instances.start().getBean(DelayQueue.class);
+                instances.start();
+                List<TaskRequest> requests = new ArrayList<>();
+                for (int i = 0; i < 1000; i++) {
+                    requests.add(TaskRequest.of("rel.sleep", 20 + i % 5 * 20L).delay(Duration.ofMillis(i * 6L))
+                        .build());
+                }
+                List<Long> ids = queue.scheduleAll(requests);
+
+                Thread.sleep(3_000);
+                JdbcTemplate jdbc = new JdbcTemplate(instances.database().dataSource());
+                int heldByVictim = jdbc.queryForObject("SELECT COUNT(*) FROM delay_task WHERE status = 'RUNNING' "
+                        + "AND owner = ?", Integer.class, VICTIM);
+                victim.destroyForcibly(); // SIGKILL
+                assertThat(victim.waitFor(30, TimeUnit.SECONDS)).as("the child died").isTrue();
+                long killedAt = System.currentTimeMillis();
+
+                await().atMost(60, TimeUnit.SECONDS).pollInterval(500, TimeUnit.MILLISECONDS)
+                    .until(() -> jdbc.queryForObject("SELECT COUNT(*) FROM delay_task WHERE status = 'SUCCEEDED'",
+                            Integer.class) == ids.size());
+                journal.merge(victimJournal, killedAt);
+                assertThat(heldByVictim).as("tasks the killed process held").isPositive();
+                assertThat(journal.all()).as("starts in the killed process").anyMatch(s -> s.instance().equals(VICTIM));
+                // what it held was run by the others, only after its lease ran out
+                List<Journal.Start> rerun = journal.all().stream()
+                    .filter(s -> !s.instance().equals(VICTIM))
+                    .filter(s -> journal.startsOf(s.taskId()).stream()
+                        .anyMatch(o -> o.instance().equals(VICTIM) && o.startedAt() < s.startedAt()))
+                    .toList();
+                assertThat(rerun).isNotEmpty()
+                    .allSatisfy(s -> assertThat(s.startedAt()).isGreaterThanOrEqualTo(killedAt + LEASE_MILLIS - 1_000));
+                Verdict.assertKept(journal, ids, LEASE_MILLIS + 3_000, 0);
+            }
+            finally {
+                victim.destroyForcibly();
+            }
+        }
+    }
+
+    private static Process startChild(Path journal, Path log, List<String> properties) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(ChildInstance.class.getName());
+        command.add(journal.toString());
+        command.addAll(properties);
+        command.add("delay.instance-id=" + VICTIM);
+        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+}
