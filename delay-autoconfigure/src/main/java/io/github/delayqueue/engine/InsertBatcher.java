@@ -51,18 +51,28 @@ final class InsertBatcher {
                 }
                 finally {
                     flushSlots.release();
+                    wakeNextWriter();
                 }
                 // indexed after the slot is free: the next statement need not wait for Redis
                 committed.accept(written);
             }
             else {
-                LockSupport.parkNanos(this, 200_000);
+                // woken when its tasks are written or a slot frees up; the timeout only guards a missed wake-up
+                LockSupport.parkNanos(this, 2_000_000);
             }
         }
         if (mine.failure != null) {
             throw mine.failure;
         }
         return mine.result;
+    }
+
+    /** A slot is free: the oldest waiting caller takes it for what has queued up meanwhile. */
+    private void wakeNextWriter() {
+        Pending next = queue.peek();
+        if (next != null) {
+            LockSupport.unpark(next.caller);
+        }
     }
 
     /** Writes what is queued; returns the rows it committed (none when the statement failed). */

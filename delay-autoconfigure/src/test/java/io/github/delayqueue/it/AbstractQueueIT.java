@@ -5,10 +5,15 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.api.DelayQueue;
@@ -130,6 +135,54 @@ abstract class AbstractQueueIT {
                 .satisfies(start -> assertThat(start.payload()).isNotNull());
         }
         assertThat(journal.startsOf(ids.get(7)).get(0).payload()).isEqualTo("p7");
+    }
+
+    /**
+     * Concurrent calls outside a transaction share multi-row statements: each caller must still get its own task's
+     * id, a key repeated by several callers must give them all the one task, and every task must run.
+     */
+    @Test
+    void concurrentSchedulesEachGetTheirOwnTaskAndEveryTaskRuns() throws Exception {
+        DelayQueue queue = queue(instances.start());
+        int threads = 8;
+        int perThread = 150;
+        List<Map<Long, String>> idsByThread = new ArrayList<>();
+        List<Long> shared = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<Map<Long, String>>> calls = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                calls.add(pool.submit(() -> {
+                    Map<Long, String> mine = new HashMap<>();
+                    for (int i = 0; i < perThread; i++) {
+                        String payload = "t" + thread + "-" + i;
+                        mine.put(queue.schedule("test.ok", payload, Duration.ofMillis(i % 5 * 50)), payload);
+                        if (i % 50 == 0) {
+                            shared.add(queue.schedule(TaskRequest.of("test.ok", "shared").key("shared-" + i)
+                                .delay(Duration.ofMillis(200)).build()));
+                        }
+                    }
+                    return mine;
+                }));
+            }
+            for (Future<Map<Long, String>> call : calls) {
+                idsByThread.add(call.get(60, TimeUnit.SECONDS));
+            }
+        }
+        finally {
+            pool.shutdownNow();
+        }
+
+        Map<Long, String> all = new HashMap<>();
+        idsByThread.forEach(all::putAll);
+        assertThat(all).as("one distinct task per call").hasSize(threads * perThread);
+        assertThat(new HashSet<>(shared)).as("one task per shared key, whoever scheduled it").hasSize(3)
+            .doesNotContainAnyElementsOf(all.keySet());
+        journal.awaitDistinct(all.size() + 3, 60);
+        all.forEach((id, payload) -> assertThat(journal.startsOf(id)).as("starts of %d", id).singleElement()
+            .satisfies(start -> assertThat(start.payload()).isEqualTo(payload)));
+        new HashSet<>(shared).forEach(id -> assertThat(journal.startsOf(id)).hasSize(1));
     }
 
     @Test
