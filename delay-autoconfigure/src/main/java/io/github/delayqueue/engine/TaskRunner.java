@@ -1,6 +1,7 @@
 package io.github.delayqueue.engine;
 
 import java.time.Instant;
+import java.util.function.BooleanSupplier;
 
 import io.github.delayqueue.api.TaskContext;
 import io.github.delayqueue.store.ClaimedTask;
@@ -42,7 +43,12 @@ public final class TaskRunner {
         this.invoker = invoker;
     }
 
-    public Completion run(ClaimedTask task) {
+    /**
+     * Runs the task; {@code leaseLost} tells, after a failure, whether the pool interrupted the handler because the
+     * task's lease could not be renewed. Such a failure is the instance's, not the handler's: the task goes back,
+     * due now, without being dead-lettered on its last attempt.
+     */
+    public Completion run(ClaimedTask task, BooleanSupplier leaseLost) {
         TaskHandler handler = registry.find(task.type());
         if (handler == null) {
             events.finished(task, TaskEvents.Outcome.FAILED, 0);
@@ -77,6 +83,13 @@ public final class TaskRunner {
         if (failure == null) {
             events.finished(task, TaskEvents.Outcome.SUCCESS, duration);
             return new Completion.Succeeded(task.id());
+        }
+        if (leaseLost.getAsBoolean()) {
+            long now = clock.now();
+            events.finished(task, TaskEvents.Outcome.RETRY, duration);
+            return new Completion.Retry(task.id(), tiers.statusFor(now, now), now, "Attempt " + task.attempt()
+                    + " was interrupted because instance " + instanceId + " could not renew its lease: "
+                    + describe(failure));
         }
         return failed(task, handler, failure, duration);
     }

@@ -149,7 +149,7 @@ public final class WorkerPool {
                 entry.runOn(Thread.currentThread());
                 Completion completion;
                 try {
-                    completion = runner.run(entry.task);
+                    completion = runner.run(entry.task, entry::wasInterrupted);
                 }
                 finally {
                     entry.runOn(null);
@@ -293,6 +293,10 @@ public final class WorkerPool {
 
         synchronized void runOn(@Nullable Thread thread) {
             this.thread = thread;
+        }
+
+        synchronized boolean wasInterrupted() {
+            return interrupted;
         }
 
         /** Interrupts the handler if it is running and was not interrupted yet. */

@@ -1,0 +1,74 @@
+package io.github.delayqueue.engine;
+
+import java.lang.reflect.Type;
+import java.time.Clock;
+import java.time.Duration;
+
+import io.github.delayqueue.api.TaskContext;
+import io.github.delayqueue.api.TaskStatus;
+import io.github.delayqueue.store.ClaimedTask;
+import io.github.delayqueue.store.Completion;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** How a failed run ends, by whose fault: the handler's, or the instance's that lost the lease. */
+class TaskRunnerTest {
+
+    private final TaskRunner runner;
+
+    /** Attempt 1 of at most 1: a failure of the handler's own is a dead letter. */
+    private final ClaimedTask lastAttempt = new ClaimedTask(7, "interrupted", null, "null", 0, 1, 1, 0);
+
+    TaskRunnerTest() {
+        HandlerRegistry registry = new HandlerRegistry();
+        registry.register(new TaskHandler() {
+            @Override
+            public String type() {
+                return "interrupted";
+            }
+
+            @Override
+            public HandlerSettings settings() {
+                return HandlerSettings.DEFAULTS;
+            }
+
+            @Override
+            public @Nullable Type payloadType() {
+                return null;
+            }
+
+            @Override
+            public void handle(@Nullable Object payload, TaskContext context) throws Exception {
+                throw new InterruptedException("sleep interrupted");
+            }
+
+            @Override
+            public String description() {
+                return "a handler that is interrupted";
+            }
+        });
+        runner = new TaskRunner(registry, new JacksonPayloadCodec(JsonMapper.builder().build()),
+                new RetryPolicy(3, new Backoff(Duration.ofSeconds(1), 1, Duration.ofSeconds(1))),
+                Tiers.databaseOnly(), new QueueClock(Clock.systemUTC()), TaskEvents.composite(java.util.List.of()),
+                "instance-a", HandlerInvoker.DIRECT);
+    }
+
+    @Test
+    void aFailureOnTheLastAttemptIsDeadLettered() {
+        assertThat(runner.run(lastAttempt, () -> false)).isInstanceOfSatisfying(Completion.Failed.class,
+                failed -> assertThat(failed.error()).contains("attempt 1 of 1").contains("sleep interrupted"));
+    }
+
+    @Test
+    void aHandlerInterruptedBecauseTheLeaseWasLostGoesBackEvenOnItsLastAttempt() {
+        long before = System.currentTimeMillis();
+        assertThat(runner.run(lastAttempt, () -> true)).isInstanceOfSatisfying(Completion.Retry.class, retry -> {
+            assertThat(retry.status()).isEqualTo(TaskStatus.SCHEDULED);
+            assertThat(retry.dueAt()).isBetween(before, System.currentTimeMillis());
+            assertThat(retry.error()).contains("instance-a could not renew its lease").contains("sleep interrupted");
+        });
+    }
+}
