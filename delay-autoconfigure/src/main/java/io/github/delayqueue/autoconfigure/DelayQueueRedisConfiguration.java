@@ -7,6 +7,7 @@ import io.github.delayqueue.engine.Indexer;
 import io.github.delayqueue.engine.TaskEvents;
 import io.github.delayqueue.index.RedisTimeIndex;
 import io.github.delayqueue.index.TimeIndex;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -51,6 +52,10 @@ class DelayQueueRedisConfiguration {
             RedisConnectionFactory factory = redis.getIfUnique();
             if (factory == null) {
                 throw missingRedis();
+            }
+            String advice = RedisTimeoutAdvice.check(factory);
+            if (advice != null) {
+                LoggerFactory.getLogger(DelayQueueRedisConfiguration.class).warn(advice);
             }
             return new RedisTimeIndex(factory, properties.getRedis().getKeyPrefix(),
                     properties.getRedis().getShards());

@@ -222,6 +222,7 @@ final class BenchRun {
         properties.add("spring.datasource.username=" + servers.user);
         properties.add("spring.datasource.password=" + servers.password);
         properties.add("spring.data.redis.url=" + servers.redisUrl);
+        properties.add("spring.data.redis.timeout=2s"); // as the README advises; a user's --spring.* wins
         properties.add("spring.main.banner-mode=off");
         properties.add("spring.main.log-startup-info=false");
         properties.add("spring.jmx.enabled=false");
