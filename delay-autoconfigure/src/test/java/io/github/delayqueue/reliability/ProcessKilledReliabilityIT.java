@@ -53,10 +53,11 @@ class ProcessKilledReliabilityIT {
                 }
                 List<Long> ids = queue.scheduleAll(requests);
 
-                Thread.sleep(3_000);
+                Thread.sleep(2_000);
                 JdbcTemplate jdbc = new JdbcTemplate(instances.database().dataSource());
-                int heldByVictim = jdbc.queryForObject("SELECT COUNT(*) FROM delay_task WHERE status = 'RUNNING' "
-                        + "AND owner = ?", Integer.class, VICTIM);
+                // killed at a moment a handler of its runs
+                await().atMost(10, TimeUnit.SECONDS).pollInterval(5, TimeUnit.MILLISECONDS)
+                    .until(() -> runningIn(jdbc, victimJournal));
                 victim.destroyForcibly(); // SIGKILL
                 assertThat(victim.waitFor(30, TimeUnit.SECONDS)).as("the child died").isTrue();
                 long killedAt = System.currentTimeMillis();
@@ -65,7 +66,6 @@ class ProcessKilledReliabilityIT {
                     .until(() -> jdbc.queryForObject("SELECT COUNT(*) FROM delay_task WHERE status = 'SUCCEEDED'",
                             Integer.class) == ids.size());
                 journal.merge(victimJournal, killedAt);
-                assertThat(heldByVictim).as("tasks the killed process held").isPositive();
                 assertThat(journal.all()).as("starts in the killed process").anyMatch(s -> s.instance().equals(VICTIM));
                 // what it held was run by the others, only after its lease ran out
                 List<Journal.Start> rerun = journal.all().stream()
@@ -81,6 +81,15 @@ class ProcessKilledReliabilityIT {
                 victim.destroyForcibly();
             }
         }
+    }
+
+    /** Whether a task the child holds has a start in its journal and no end yet. */
+    private static boolean runningIn(JdbcTemplate jdbc, Path journal) throws IOException {
+        List<String> lines = Files.readAllLines(journal);
+        return jdbc.queryForList("SELECT id FROM delay_task WHERE status = 'RUNNING' AND owner = ?", Long.class, VICTIM)
+            .stream()
+            .anyMatch(id -> lines.stream().anyMatch(line -> line.startsWith("S " + id + " "))
+                    && lines.stream().noneMatch(line -> line.startsWith("E " + id + " ")));
     }
 
     private static Process startChild(Path journal, Path log, List<String> properties) throws IOException {
