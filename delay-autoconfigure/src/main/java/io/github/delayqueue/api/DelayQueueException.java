@@ -2,7 +2,8 @@ package io.github.delayqueue.api;
 
 /**
  * The queue could not do what was asked because its storage failed (the database is unreachable, for instance).
- * When {@code schedule} throws it, the task was not stored: the caller still owns it and may retry.
+ * When {@code schedule} throws it, the task was not stored: the caller still owns it and may retry. The one
+ * exception is its subclass {@link OutcomeUnknownException}, thrown when the database failed while committing.
  */
 public class DelayQueueException extends RuntimeException {
 

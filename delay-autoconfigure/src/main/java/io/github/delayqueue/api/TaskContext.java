@@ -10,10 +10,14 @@ import org.jspecify.annotations.Nullable;
  * @param id the task id
  * @param type the task type
  * @param key the business key, if one was given
- * @param attempt this attempt's number, starting at 1
+ * @param attempt this attempt's number, starting at 1; an attempt counts once its handler has started
  * @param dueAt when the task was due
  * @param scheduledAt when it was scheduled
+ * @param fencingToken grows with every claim of the task. A process that stalls (a long GC pause, a paused VM)
+ *     cannot stop its handler, and once its lease has run out another instance may run the task again while the
+ *     stalled run resumes. Guard the handler's own writes with this token (store it beside what it changes and refuse
+ *     a write whose token is lower than the stored one) and the stale run's writes are refused.
  */
 public record TaskContext(long id, String type, @Nullable String key, int attempt, Instant dueAt,
-        Instant scheduledAt) {
+        Instant scheduledAt, long fencingToken) {
 }

@@ -150,6 +150,16 @@ public final class DelayQueueAutoConfiguration {
                 invoker.getIfAvailable(() -> HandlerInvoker.DIRECT));
     }
 
+    /**
+     * The engine's second stop step: waits for running handlers after the web server has stopped. The engine comes
+     * through a provider on purpose: a bean that depends on a lifecycle bean is stopped before it, whatever its phase.
+     */
+    @Bean
+    @ConditionalOnBean(DelayQueueEngine.class)
+    DelayQueueEngine.Drain delayQueueEngineDrain(ObjectProvider<DelayQueueEngine> engine) {
+        return engine.getObject().drainLifecycle();
+    }
+
     static EngineSettings engineSettings(DelayQueueProperties properties) {
         DelayQueueProperties.Worker worker = properties.getWorker();
         DelayQueueProperties.Hybrid hybrid = properties.getHybrid();

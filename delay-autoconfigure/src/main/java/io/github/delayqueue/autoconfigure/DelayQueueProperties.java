@@ -20,7 +20,8 @@ public class DelayQueueProperties {
     private Mode mode = Mode.HYBRID;
 
     /**
-     * Name of this instance, written on the tasks it claims. Defaults to host name, process id and a random suffix.
+     * Name of this instance, written on the tasks it claims. Defaults to host name and process id. A random suffix
+     * is added either way, so two processes never share claims even when configured with the same name.
      */
     private @Nullable String instanceId;
 

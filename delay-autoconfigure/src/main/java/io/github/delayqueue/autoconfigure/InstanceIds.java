@@ -5,25 +5,36 @@ import java.util.UUID;
 
 import org.jspecify.annotations.Nullable;
 
-/** The default instance id: host, process and a random suffix, so two contexts in one JVM never share one. */
+/**
+ * The owner this process writes on the tasks it claims: the configured {@code delay.instance-id} (or host and
+ * process id) plus a random suffix, so two processes never share one, even when they are configured with the same
+ * id (a Deployment name, {@code spring.application.name}) or one restarts in place under a stable name. Adopting the
+ * claims of a lost claim answer goes by owner, so it must name one process.
+ */
 final class InstanceIds {
+
+    /** The owner column's length. */
+    static final int MAX_LENGTH = 128;
+
+    private static final int SUFFIX_LENGTH = 9; // ':' and 8 hex digits
 
     private InstanceIds() {
     }
 
     static String resolve(@Nullable String configured) {
-        if (configured != null) {
-            return configured;
+        String name = configured != null ? configured : host() + ":" + ProcessHandle.current().pid();
+        if (name.length() > MAX_LENGTH - SUFFIX_LENGTH) {
+            name = name.substring(name.length() - (MAX_LENGTH - SUFFIX_LENGTH));
         }
-        String host;
-        try {
-            host = InetAddress.getLocalHost().getHostName();
-        }
-        catch (Exception ex) {
-            host = "unknown-host";
-        }
-        String id = host + ":" + ProcessHandle.current().pid() + ":" + UUID.randomUUID().toString().substring(0, 8);
-        return id.length() <= 128 ? id : id.substring(id.length() - 128);
+        return name + ":" + UUID.randomUUID().toString().substring(0, 8);
     }
 
+    private static String host() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        }
+        catch (Exception ex) {
+            return "unknown-host";
+        }
+    }
 }

@@ -18,8 +18,9 @@ final class PropertiesValidator {
 
     static void validate(DelayQueueProperties properties) {
         if (properties.getInstanceId() != null && (properties.getInstanceId().isBlank()
-                || properties.getInstanceId().length() > 128)) {
-            throw invalid("delay.instance-id", properties.getInstanceId(), "must be 1 to 128 characters");
+                || properties.getInstanceId().length() > InstanceIds.MAX_LENGTH - 9)) {
+            throw invalid("delay.instance-id", properties.getInstanceId(), "must be 1 to "
+                    + (InstanceIds.MAX_LENGTH - 9) + " characters (the queue adds a 9-character suffix per process)");
         }
         DelayQueueProperties.Jdbc jdbc = properties.getJdbc();
         tableName("delay.jdbc.table-name", jdbc.getTableName());

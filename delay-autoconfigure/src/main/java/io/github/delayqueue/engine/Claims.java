@@ -2,9 +2,12 @@ package io.github.delayqueue.engine;
 
 import java.time.Duration;
 
-import io.github.delayqueue.store.Claim;
+import io.github.delayqueue.store.Lease;
 
-/** Makes the {@link Claim} this instance stamps on the rows it takes: its id and a lease from now. */
+/**
+ * Makes the {@link Lease} this process stamps on the rows it claims. The owner is unique to the process, even when
+ * several processes are configured with the same {@code delay.instance-id}: adoption of lost claims goes by owner.
+ */
 public final class Claims {
 
     private final String owner;
@@ -16,8 +19,8 @@ public final class Claims {
         this.leaseMillis = lease.toMillis();
     }
 
-    public Claim at(long now) {
-        return new Claim(owner, now + leaseMillis, now);
+    public Lease at(long now) {
+        return new Lease(owner, now + leaseMillis, now);
     }
 
     public String owner() {

@@ -1,13 +1,15 @@
 package io.github.delayqueue.engine;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import io.github.delayqueue.api.TaskStatus;
-import io.github.delayqueue.store.ClaimedTask;
+import io.github.delayqueue.store.ClaimId;
 import io.github.delayqueue.store.Completion;
 import io.github.delayqueue.store.DueTask;
 import io.github.delayqueue.store.TaskStore;
@@ -16,9 +18,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes the results of finished tasks back to the database in batches, on a thread of its own, so a worker is
- * free for the next task as soon as its handler returns. A failed write is retried (the tasks stay held and their
- * leases renewed) until it succeeds or the engine stops; then retries that re-enter the index are indexed.
+ * Writes what happens to claimed tasks back to the database in batches, on a thread of its own: that a handler
+ * started (so the attempt counts), and how it ended, so a worker is free for the next task as soon as its handler
+ * returns. A start and an end that fall in the same batch are one write. A failed write is retried (the tasks stay
+ * held and their leases renewed) until it succeeds or the engine stops; then retries that re-enter the index are
+ * indexed.
  */
 public final class Completer {
 
@@ -28,11 +32,10 @@ public final class Completer {
 
     private static final long LINGER_NANOS = 2_000_000;
 
-    private final LinkedBlockingQueue<Completion> queue = new LinkedBlockingQueue<>();
+    /** {@link Completion}s and {@link ClaimId}s of started handlers, in the order they happened. */
+    private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
 
     private final TaskStore store;
-
-    private final String owner;
 
     private final QueueClock clock;
 
@@ -42,7 +45,7 @@ public final class Completer {
 
     private final Throttle throttle = new Throttle(log, "Writing task results");
 
-    private Consumer<List<Long>> written = ids -> {
+    private Consumer<List<ClaimId>> written = claims -> {
     };
 
     private volatile boolean stopping;
@@ -51,17 +54,21 @@ public final class Completer {
 
     private @Nullable Thread thread;
 
-    public Completer(TaskStore store, String owner, QueueClock clock, @Nullable Indexer indexer, WakeSignal wake) {
+    public Completer(TaskStore store, QueueClock clock, @Nullable Indexer indexer, WakeSignal wake) {
         this.store = store;
-        this.owner = owner;
         this.clock = clock;
         this.indexer = indexer;
         this.wake = wake;
     }
 
-    /** Called with the ids of every batch once it is written. */
-    void onWritten(Consumer<List<Long>> written) {
+    /** Called with the claims of every batch of completions once it is written. */
+    void onWritten(Consumer<List<ClaimId>> written) {
         this.written = written;
+    }
+
+    /** The handler of this claim starts now. */
+    void started(ClaimId claim) {
+        queue.add(claim);
     }
 
     void submit(Completion completion) {
@@ -76,10 +83,10 @@ public final class Completer {
     }
 
     private void loop() {
-        List<Completion> batch = new ArrayList<>();
+        List<Object> batch = new ArrayList<>();
         while (true) {
             try {
-                Completion first = queue.poll(100, TimeUnit.MILLISECONDS);
+                Object first = queue.poll(100, TimeUnit.MILLISECONDS);
                 if (first == null) {
                     if (stopping) {
                         return;
@@ -100,11 +107,11 @@ public final class Completer {
     }
 
     /** Each write is a commit; waiting a moment while results keep coming makes fewer, fuller ones. */
-    private void lingerForMore(List<Completion> batch) throws InterruptedException {
+    private void lingerForMore(List<Object> batch) throws InterruptedException {
         long until = System.nanoTime() + LINGER_NANOS;
         while (batch.size() < MAX_BATCH / 2) {
             long remaining = until - System.nanoTime();
-            Completion next = remaining > 0 ? queue.poll(remaining, TimeUnit.NANOSECONDS) : null;
+            Object next = remaining > 0 ? queue.poll(remaining, TimeUnit.NANOSECONDS) : null;
             if (next == null) {
                 return;
             }
@@ -113,10 +120,31 @@ public final class Completer {
         }
     }
 
-    private void write(List<Completion> batch) throws InterruptedException {
+    private void write(List<Object> items) throws InterruptedException {
+        List<Completion> batch = new ArrayList<>();
+        Set<ClaimId> ended = new HashSet<>();
+        for (Object item : items) {
+            if (item instanceof Completion completion) {
+                batch.add(completion);
+                ended.add(completion.claimId());
+            }
+        }
+        List<ClaimId> started = new ArrayList<>();
+        for (Object item : items) {
+            if (item instanceof ClaimId claim && !ended.contains(claim)) {
+                started.add(claim); // a completion in the same batch counts its attempt itself
+            }
+        }
         while (true) {
             try {
-                store.finish(owner, batch, clock.now());
+                long now = clock.now();
+                if (!started.isEmpty()) {
+                    store.markStarted(started, now);
+                    started.clear();
+                }
+                if (!batch.isEmpty()) {
+                    store.finish(batch, now);
+                }
                 throttle.succeeded();
                 break;
             }
@@ -130,11 +158,14 @@ public final class Completer {
                 Thread.sleep(throttle.backoffMillis());
             }
         }
-        List<Long> ids = new ArrayList<>(batch.size());
+        if (batch.isEmpty()) {
+            return;
+        }
+        List<ClaimId> claims = new ArrayList<>(batch.size());
         List<DueTask> requeued = new ArrayList<>();
         long earliest = Long.MAX_VALUE;
         for (Completion completion : batch) {
-            ids.add(completion.id());
+            claims.add(completion.claimId());
             if (completion instanceof Completion.Retry retry) {
                 earliest = Math.min(earliest, retry.dueAt());
                 if (retry.status() == TaskStatus.QUEUED) {
@@ -142,7 +173,7 @@ public final class Completer {
                 }
             }
         }
-        written.accept(ids);
+        written.accept(claims);
         if (indexer != null) {
             indexer.add(requeued);
         }

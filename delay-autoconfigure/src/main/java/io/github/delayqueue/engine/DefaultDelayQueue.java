@@ -12,17 +12,21 @@ import java.util.function.Supplier;
 
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.DelayQueueException;
+import io.github.delayqueue.api.OutcomeUnknownException;
 import io.github.delayqueue.api.TaskRequest;
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.api.TaskView;
 import io.github.delayqueue.store.DueTask;
+import io.github.delayqueue.store.InsertOutcomeUnknownException;
 import io.github.delayqueue.store.InsertedTask;
 import io.github.delayqueue.store.NewTask;
 import io.github.delayqueue.store.TaskStore;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.NestedRuntimeException;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.PessimisticLockingFailureException;
+import org.springframework.transaction.TransactionException;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
@@ -204,9 +208,11 @@ public class DefaultDelayQueue implements DelayQueue {
 
     /**
      * Runs a storage call; a deadlock or lock timeout outside a surrounding transaction is retried (the database
-     * rolled the statement back, so nothing was written), inside one it is the caller's to handle.
+     * rolled the statements back, so nothing was written), inside one it is the caller's to handle. Failures become
+     * a {@link DelayQueueException} that says what became of the call.
      */
     private static <T> T storage(String what, Supplier<T> work) {
+        boolean inTransaction = TransactionSynchronizationManager.isActualTransactionActive();
         int attempt = 1;
         try {
             while (true) {
@@ -214,16 +220,29 @@ public class DefaultDelayQueue implements DelayQueue {
                     return work.get();
                 }
                 catch (PessimisticLockingFailureException ex) {
-                    if (attempt++ >= 3 || TransactionSynchronizationManager.isActualTransactionActive()) {
+                    if (attempt++ >= 3 || inTransaction) {
                         throw ex;
                     }
                 }
             }
         }
-        catch (DataAccessException ex) {
-            throw new DelayQueueException("Could not " + what + ": the task database failed ("
-                    + ex.getMostSpecificCause().getMessage() + "). Nothing was stored; retry when it is back.", ex);
+        catch (InsertOutcomeUnknownException | TransactionException ex) {
+            throw new OutcomeUnknownException("Could not " + what + ": the connection to the task database failed "
+                    + "while it was committing (" + cause(ex) + "), so it may or may not have been done. Check with "
+                    + "find(), or retry a schedule with a key (TaskRequest.key): a task with the same type and key is "
+                    + "stored once, and the retry returns it.", ex);
         }
+        catch (DataAccessException ex) {
+            throw new DelayQueueException("Could not " + what + ": the task database failed (" + cause(ex) + "). "
+                    + (inTransaction ? "Nothing of this call was written; the database may have rolled back the "
+                            + "surrounding transaction too (a deadlock does): retry the transaction."
+                            : "Nothing was stored or changed; retry when it is back."), ex);
+        }
+    }
+
+    private static String cause(RuntimeException ex) {
+        Throwable cause = ex instanceof NestedRuntimeException nested ? nested.getMostSpecificCause() : ex;
+        return cause.getMessage() == null ? cause.toString() : cause.getMessage();
     }
 
     private static <T> T requireArgument(@Nullable T value, String name) {

@@ -5,9 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.store.ClaimedTask;
-import io.github.delayqueue.store.DueTask;
 import io.github.delayqueue.store.TaskStore;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -19,10 +17,22 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 /**
  * The consuming side of an instance, started and stopped with the application context: the dispatcher thread, the
  * worker pool, the result writer, and the periodic jobs (lease renewal and recovery, migration, index repair,
- * retention) on a {@link ThreadPoolTaskScheduler} of its own. Stopping stops claiming, hands back claimed tasks that
- * never started, lets running handlers finish up to the shutdown timeout and writes their results.
+ * retention) on a {@link ThreadPoolTaskScheduler} of its own. Stopping happens in two steps, so that it fits a
+ * container's grace period: first, before the web server drains its requests, the engine stops claiming and hands
+ * back claimed tasks that never started; then, after the web server has stopped ({@link #drain()}, run by
+ * {@link Drain}), it lets running handlers finish until {@code shutdown-timeout} after the first step and writes
+ * their results. Only a handler still running then leaves its task to the lease.
  */
 public class DelayQueueEngine implements SmartLifecycle {
+
+    /** Before the web server's graceful shutdown ({@code DEFAULT_PHASE - 1024}): stop taking work first. */
+    public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 512;
+
+    /** After the web server has stopped ({@code DEFAULT_PHASE - 2048}): requests in flight may still schedule. */
+    public static final int DRAIN_PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
+
+    /** How long stopping waits at most to write the results of the handlers that finished. */
+    private static final long RESULT_WRITE_MILLIS = 5_000;
 
     private static final Logger log = LoggerFactory.getLogger(DelayQueueEngine.class);
 
@@ -50,6 +60,12 @@ public class DelayQueueEngine implements SmartLifecycle {
 
     private volatile boolean running;
 
+    private volatile boolean drainPending;
+
+    private volatile boolean drainedByLifecycle;
+
+    private volatile long stoppedClaimingAt;
+
     public DelayQueueEngine(EngineSettings settings, TaskStore store, @Nullable Indexer indexer,
             HandlerRegistry registry, PayloadCodec codec, RetryPolicy retryPolicy, Tiers tiers, QueueClock clock,
             WakeSignal wake, TaskEvents events, HandlerInvoker invoker) {
@@ -60,7 +76,7 @@ public class DelayQueueEngine implements SmartLifecycle {
         this.clock = clock;
         this.wake = wake;
         Claims claims = new Claims(settings.instanceId(), settings.lease());
-        this.completer = new Completer(store, settings.instanceId(), clock, indexer, wake);
+        this.completer = new Completer(store, clock, indexer, wake);
         TaskRunner runner = new TaskRunner(registry, codec, retryPolicy, tiers, clock, events, settings.instanceId(),
                 invoker);
         this.pool = new WorkerPool(settings.threads(), settings.prefetch(), settings.lease(), registry, runner,
@@ -72,8 +88,9 @@ public class DelayQueueEngine implements SmartLifecycle {
                 : new IndexTaskSource(indexer, store, claims, events, settings.maxWait().toMillis(),
                         settings.sweepGrace().toMillis(), settings.sweepInterval().toMillis(),
                         settings.pollInterval().toMillis(), claimAhead);
-        this.dispatcher = new Dispatcher(source, pool, wake, clock, settings.batchSize(), store, claims);
-        jobs.put(new LeaseKeeper(store, pool, claims, clock), settings.lease().dividedBy(3));
+        this.dispatcher = new Dispatcher(source, pool, wake, clock, settings.batchSize(), store, claims,
+                this::handBack);
+        jobs.put(new LeaseKeeper(store, pool, claims, clock, tiers, indexer), settings.lease().dividedBy(3));
         jobs.put(new LeaseRecovery(store, registry, retryPolicy, tiers, clock, indexer, wake, events),
                 settings.recoveryInterval());
         if (!settings.retention().isEmpty()) {
@@ -111,25 +128,52 @@ public class DelayQueueEngine implements SmartLifecycle {
                 settings.threads(), indexer == null ? "jdbc" : "hybrid");
     }
 
+    /**
+     * Stops claiming and hands back claimed tasks that never started. Running handlers go on: {@link #drain()} waits
+     * for them, after the web server has stopped when {@link Drain} runs it, or right here otherwise.
+     */
     @Override
     public void stop() {
         if (!running) {
             return;
         }
         running = false;
+        stoppedClaimingAt = System.currentTimeMillis();
+        drainPending = true;
         try {
             if (indexer != null) {
                 indexer.index().unsubscribe();
             }
             dispatcher.stop();
             handBack(pool.releaseUnstarted());
-            long timeout = settings.shutdownTimeout().toMillis();
-            boolean finished = pool.awaitRunning(timeout);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        log.info("Delay queue engine stopped claiming: instance {}; {} handler(s) still running", settings.instanceId(),
+                pool.heldCount());
+        if (!drainedByLifecycle) {
+            drain();
+        }
+    }
+
+    /**
+     * Waits for running handlers until {@code shutdown-timeout} after claiming stopped, writes their results and
+     * stops the engine's threads; a handler still running is interrupted and its task left to the lease.
+     */
+    public void drain() {
+        if (!drainPending) {
+            return;
+        }
+        drainPending = false;
+        try {
+            long left = stoppedClaimingAt + settings.shutdownTimeout().toMillis() - System.currentTimeMillis();
+            boolean finished = pool.awaitRunning(Math.max(0, left));
             if (!finished) {
                 log.warn("Handlers still running after delay.worker.shutdown-timeout ({}); their tasks stay RUNNING "
                         + "until their lease ends, then run again", settings.shutdownTimeout());
             }
-            completer.stop(Math.max(5_000, timeout));
+            completer.stop(RESULT_WRITE_MILLIS);
             if (!finished) {
                 pool.interruptRunning();
             }
@@ -148,26 +192,52 @@ public class DelayQueueEngine implements SmartLifecycle {
         if (unstarted.isEmpty()) {
             return;
         }
-        long now = clock.now();
-        Map<Long, TaskStatus> statuses = new HashMap<>();
-        List<DueTask> queued = new java.util.ArrayList<>();
-        for (ClaimedTask task : unstarted) {
-            TaskStatus status = tiers.statusFor(task.dueAt(), now);
-            statuses.put(task.id(), status);
-            if (status == TaskStatus.QUEUED) {
-                queued.add(new DueTask(task.id(), task.dueAt()));
-            }
-        }
         try {
-            store.release(settings.instanceId(), statuses, now);
-            if (indexer != null) {
-                indexer.add(queued);
-            }
+            HandBack.release(store, tiers, indexer, unstarted, clock.now());
             log.info("Handed back {} claimed task(s) that had not started", unstarted.size());
         }
         catch (RuntimeException ex) {
             log.warn("Could not hand back {} claimed task(s) ({}); they run again when their lease ends",
                     unstarted.size(), ex.toString());
+        }
+    }
+
+    /** The engine's second stop step as a lifecycle of its own, in {@link #DRAIN_PHASE}. */
+    public Drain drainLifecycle() {
+        drainedByLifecycle = true;
+        return new Drain(this);
+    }
+
+    /** Runs {@link DelayQueueEngine#drain()} once the web server has stopped. */
+    public static final class Drain implements SmartLifecycle {
+
+        private final DelayQueueEngine engine;
+
+        private volatile boolean running;
+
+        Drain(DelayQueueEngine engine) {
+            this.engine = engine;
+        }
+
+        @Override
+        public void start() {
+            running = true;
+        }
+
+        @Override
+        public void stop() {
+            running = false;
+            engine.drain();
+        }
+
+        @Override
+        public boolean isRunning() {
+            return running;
+        }
+
+        @Override
+        public int getPhase() {
+            return DRAIN_PHASE;
         }
     }
 
@@ -190,8 +260,7 @@ public class DelayQueueEngine implements SmartLifecycle {
 
     @Override
     public int getPhase() {
-        // Start before and stop after the web server, so requests in flight can still schedule tasks.
-        return SmartLifecycle.DEFAULT_PHASE - 4096;
+        return PHASE;
     }
 
     public String instanceId() {

@@ -2,9 +2,12 @@ package io.github.delayqueue.engine;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.function.Consumer;
 
-import io.github.delayqueue.store.Claim;
+import io.github.delayqueue.store.ClaimId;
 import io.github.delayqueue.store.ClaimedTask;
+import io.github.delayqueue.store.Lease;
 import io.github.delayqueue.store.TaskStore;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -40,17 +43,27 @@ public final class Dispatcher {
      */
     private boolean adoptOrphans;
 
+    /** How long stopping waits for a claim in flight; the claim hands its tasks back itself if it returns later. */
+    private static final long STOP_WAIT_MILLIS = 2_000;
+
     /** How long a busy loop waits for a fuller claim: a claim costs one commit whatever its size. */
     private static final long LINGER_MILLIS = 2;
 
     private final Throttle throttle = new Throttle(log, "Claiming due tasks");
+
+    /** Backs off a loop that keeps failing in an unexpected way, so it cannot turn into a hot logging loop. */
+    private final Throttle unexpected = new Throttle(log, "The dispatcher loop");
+
+    /** Takes claims the loop made but can no longer run (it was stopped meanwhile) and hands them back. */
+    private final Consumer<List<ClaimedTask>> handBack;
 
     private volatile boolean running;
 
     private @Nullable Thread thread;
 
     public Dispatcher(TaskSource source, WorkerPool pool, WakeSignal wake, QueueClock clock, int batchSize,
-            TaskStore store, Claims claims) {
+            TaskStore store, Claims claims, Consumer<List<ClaimedTask>> handBack) {
+        this.handBack = handBack;
         this.store = store;
         this.claims = claims;
         this.source = source;
@@ -93,12 +106,17 @@ public final class Dispatcher {
                     wake.awaitUntil(clock.now() + throttle.backoffMillis());
                     continue;
                 }
+                if (!running) {
+                    handBack.accept(fetch.tasks()); // stopped while this claim was on its way
+                    return;
+                }
                 if (!fetch.tasks().isEmpty()) {
-                    pool.submit(fetch.tasks(), claims.at(now).leaseUntil());
+                    handBack.accept(pool.submit(fetch.tasks(), claims.at(now).until()));
                 }
                 else {
                     wake.awaitUntil(fetch.nextAt());
                 }
+                unexpected.succeeded();
             }
             catch (InterruptedException ex) {
                 if (!running) {
@@ -106,16 +124,28 @@ public final class Dispatcher {
                 }
             }
             catch (RuntimeException | Error ex) {
+                unexpected.failed(ex);
                 log.error("The dispatcher loop hit an unexpected failure; it goes on", ex);
+                pause(unexpected.backoffMillis());
             }
+        }
+    }
+
+    private void pause(long millis) {
+        try {
+            wake.awaitUntil(clock.now() + millis);
+        }
+        catch (InterruptedException ex) {
+            // stopping: the loop condition says so
         }
     }
 
     /**
      * Runs the tasks this instance won in a claim whose answer it lost, instead of leaving them to wait out their
-     * lease. Only this thread claims, so every row RUNNING under this owner and not held is such an orphan. Only
-     * rows with two thirds of a lease left are taken, and their lease is renewed before they run: a row closer to
-     * its end may be in another instance's lease recovery.
+     * lease. Only this thread claims, and the owner is this process's alone, so every row RUNNING under this owner,
+     * never started and not held is such an orphan. Only rows with two thirds of a lease left are taken, and only
+     * those whose lease this process then renewed run: a row closer to its end may be in another instance's lease
+     * recovery.
      */
     private int adoptOrphans(int free, long now) {
         List<ClaimedTask> orphans = new ArrayList<>();
@@ -130,23 +160,29 @@ public final class Dispatcher {
         if (!adopted.isEmpty()) {
             log.info("Found {} task(s) this instance claimed in a claim whose answer was lost; running them",
                     adopted.size());
-            Claim renewed = claims.at(now);
-            store.extendLeases(claims.owner(), adopted.stream().map(ClaimedTask::id).toList(), renewed.leaseUntil(),
-                    now);
-            pool.submit(adopted, renewed.leaseUntil());
+            Lease renewed = claims.at(now);
+            Set<ClaimId> held = store.extendLeases(adopted.stream().map(ClaimedTask::claimId).toList(),
+                    renewed.until(), now);
+            List<ClaimedTask> kept = adopted.stream().filter(task -> held.contains(task.claimId())).toList();
+            handBack.accept(pool.submit(kept, renewed.until()));
+            return kept.size();
         }
-        return adopted.size();
+        return 0;
     }
 
-    /** Stops claiming and waits for the loop to finish the claim it is in. */
+    /**
+     * Stops claiming and waits a moment for the loop to finish the claim it is in; a claim still on its way after
+     * that hands its tasks back itself when it returns.
+     */
     void stop() throws InterruptedException {
         running = false;
         wake.wakeNow();
         Thread t = thread;
         if (t != null) {
-            t.join(30_000);
+            t.join(STOP_WAIT_MILLIS);
         }
     }
+
 
     /** Stops the loop at once: what a crash does. For fault tests. */
     void halt() {

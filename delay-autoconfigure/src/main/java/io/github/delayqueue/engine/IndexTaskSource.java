@@ -16,7 +16,9 @@ import io.github.delayqueue.store.TaskStore;
  * {@code hybrid} mode: pops due ids from the time index, visiting the shards in turn, and claims them with the
  * database's compare-and-set; ids whose rows were already taken are dropped and counted. It sleeps until the earliest
  * shard head it has seen (or {@code max-wait}). Every {@code sweep-interval} it also claims rows still pending past
- * the sweep grace, which the index lost; while the index is unreachable it claims due rows from the database alone.
+ * the sweep grace, which the index lost, oldest first; while the index holds a backlog of due ids it sweeps too, a
+ * quarter of a claim at a time, so a lost row is reached no later than the index would have reached it. While the
+ * index is unreachable it claims due rows from the database alone.
  */
 public final class IndexTaskSource implements TaskSource {
 
@@ -47,7 +49,7 @@ public final class IndexTaskSource implements TaskSource {
 
     private long nextSweepAt;
 
-    /** The last pop filled its batch: due ids are still waiting in the index, so overdue rows are not lost ones. */
+    /** The last pop filled its batch: due ids are still waiting in the index, and most overdue rows are among them. */
     private boolean backlog;
 
     public IndexTaskSource(Indexer indexer, TaskStore store, Claims claims, TaskEvents events, long maxWaitMillis,
@@ -68,16 +70,19 @@ public final class IndexTaskSource implements TaskSource {
     @Override
     public Fetch fetch(long now, int limit) {
         List<ClaimedTask> claimed = new ArrayList<>();
-        // While the index still holds a backlog of due ids, rows overdue past the grace are waiting in it, not lost:
-        // sweeping them from the database would only race the index for the same tasks.
-        if (now >= nextSweepAt && !backlog) {
+        if (now >= nextSweepAt) {
             nextSweepAt = now + sweepIntervalMillis;
-            int swept = claimPending(now - sweepGraceMillis, limit, now, claimed);
+            // During a backlog most rows overdue past the grace still wait in the index, so the sweep takes only a
+            // share: it claims the oldest first, which the index would run first anyway, and a row the index lost
+            // (popped by an instance that died before its claim) is reached in due order instead of after the
+            // backlog drains.
+            int share = backlog ? Math.max(1, limit / 4) : limit;
+            int swept = claimPending(now - sweepGraceMillis, share, now, claimed);
             if (swept > 0) {
                 events.recovered(TaskEvents.RecoveryReason.SWEEP, swept);
             }
-            if (swept == limit) {
-                nextSweepAt = now; // a backlog (Redis was flushed, say): keep sweeping until it is drained
+            if (!backlog && swept == limit) {
+                nextSweepAt = now; // Redis was flushed, say: keep sweeping until the database has no such rows
             }
         }
         if (!indexer.available()) {

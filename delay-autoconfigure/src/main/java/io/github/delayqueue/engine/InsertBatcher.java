@@ -12,26 +12,33 @@ import io.github.delayqueue.store.NewTask;
 import io.github.delayqueue.store.TaskStore;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.dao.NonTransientDataAccessException;
+import org.springframework.dao.NonTransientDataAccessResourceException;
+
 /**
  * Coalesces concurrent inserts made outside any transaction into multi-row statements, the way a database groups
  * commits: a caller queues its tasks, and whichever caller finds a flush slot free writes everything queued in one
- * statement while the others wait. A lone caller writes at once, so nothing waits for company; every caller returns
- * only after its own tasks are committed, or with the statement's failure. The writer then indexes the statement's
- * rows in one call.
+ * call of the store (all or nothing) while the others wait, parked. A lone caller writes at once, so nothing waits
+ * for company. The writer indexes the rows it committed in one call and only then lets their callers return, so
+ * every caller returns after its own tasks are committed and indexed, or with the failure of the write that held
+ * them.
  */
 final class InsertBatcher {
 
-    /** Rows per coalesced statement. */
+    /** Rows per coalesced write. */
     private static final int MAX_ROWS = 1000;
+
+    /** Longest a parked caller sleeps before it looks again; it is woken sooner, this only covers a lost wake-up. */
+    private static final long PARK_NANOS = 2_000_000;
 
     private final TaskStore store;
 
     private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
 
-    /** Statements in flight at once; two let the database share one log flush between them. */
+    /** Writes in flight at once; two let the database share one log flush between them. */
     private final Semaphore flushSlots;
 
-    /** Told of every committed statement's rows, once per statement: the index is updated in one call, too. */
+    /** Told of every committed write's rows, once per write: the index is updated in one call, too. */
     private final Consumer<List<InsertedTask>> committed;
 
     InsertBatcher(TaskStore store, int concurrentFlushes, Consumer<List<InsertedTask>> committed) {
@@ -44,21 +51,28 @@ final class InsertBatcher {
         Pending mine = new Pending(tasks, now, Thread.currentThread());
         queue.add(mine);
         while (!mine.done) {
-            if (flushSlots.tryAcquire()) {
+            // once another caller's write holds my rows there is nothing to do but wait for it
+            if (!mine.taken && flushSlots.tryAcquire()) {
+                List<Pending> batch;
                 List<InsertedTask> written;
                 try {
-                    written = flush();
+                    batch = take();
+                    written = write(batch);
                 }
                 finally {
                     flushSlots.release();
                     wakeNextWriter();
                 }
-                // indexed after the slot is free: the next statement need not wait for Redis
-                committed.accept(written);
+                try {
+                    // indexed after the slot is free: the next write need not wait for Redis
+                    committed.accept(written);
+                }
+                finally {
+                    batch.forEach(Pending::finish);
+                }
             }
             else {
-                // woken when its tasks are written or a slot frees up; the timeout only guards a missed wake-up
-                LockSupport.parkNanos(this, 2_000_000);
+                LockSupport.parkNanos(this, PARK_NANOS);
             }
         }
         if (mine.failure != null) {
@@ -67,43 +81,78 @@ final class InsertBatcher {
         return mine.result;
     }
 
-    /** A slot is free: the oldest waiting caller takes it for what has queued up meanwhile. */
+    /** A slot is free: the oldest caller whose rows nobody writes yet takes it for what has queued up meanwhile. */
     private void wakeNextWriter() {
-        Pending next = queue.peek();
-        if (next != null) {
-            LockSupport.unpark(next.caller);
+        for (Pending next : queue) {
+            if (!next.taken) {
+                LockSupport.unpark(next.caller);
+                return;
+            }
         }
     }
 
-    /** Writes what is queued; returns the rows it committed (none when the statement failed). */
-    private List<InsertedTask> flush() {
+    private List<Pending> take() {
         List<Pending> batch = new ArrayList<>();
-        List<NewTask> rows = new ArrayList<>();
-        long now = Long.MIN_VALUE;
+        int rows = 0;
         Pending next;
-        while (rows.size() < MAX_ROWS && (next = queue.poll()) != null) {
+        while (rows < MAX_ROWS && (next = queue.poll()) != null) {
+            next.taken = true;
             batch.add(next);
-            rows.addAll(next.tasks);
-            now = Math.max(now, next.now);
+            rows += next.tasks.size();
         }
+        return batch;
+    }
+
+    /** Writes the batch; returns the rows it committed (none when the write failed). */
+    private List<InsertedTask> write(List<Pending> batch) {
         if (batch.isEmpty()) {
             return List.of();
+        }
+        List<NewTask> rows = new ArrayList<>();
+        long now = Long.MIN_VALUE;
+        for (Pending pending : batch) {
+            rows.addAll(pending.tasks);
+            now = Math.max(now, pending.now);
         }
         try {
             List<InsertedTask> inserted = store.insert(rows, now);
             int from = 0;
             for (Pending pending : batch) {
-                pending.complete(inserted.subList(from, from + pending.tasks.size()), null);
+                pending.result = List.copyOf(inserted.subList(from, from + pending.tasks.size()));
                 from += pending.tasks.size();
             }
             return inserted;
         }
         catch (RuntimeException ex) {
-            for (Pending pending : batch) {
-                pending.complete(null, ex);
+            if (batch.size() > 1 && rejectedRows(ex)) {
+                return writeEach(batch); // one caller's rows must not fail the others'
             }
+            batch.forEach(pending -> pending.failure = ex);
             return List.of();
         }
+    }
+
+    /** Writes each caller's rows on their own, after the database refused the shared write for its content. */
+    private List<InsertedTask> writeEach(List<Pending> batch) {
+        List<InsertedTask> written = new ArrayList<>();
+        for (Pending pending : batch) {
+            try {
+                pending.result = List.copyOf(store.insert(pending.tasks, pending.now));
+                written.addAll(pending.result);
+            }
+            catch (RuntimeException ex) {
+                pending.failure = ex;
+            }
+        }
+        return written;
+    }
+
+    /**
+     * The database refused what was written (a value, a trigger, a packet too large), definitely and for good:
+     * nothing of the write was stored, and rows of other callers may well be fine on their own.
+     */
+    private static boolean rejectedRows(RuntimeException ex) {
+        return ex instanceof NonTransientDataAccessException && !(ex instanceof NonTransientDataAccessResourceException);
     }
 
     private static final class Pending {
@@ -113,6 +162,9 @@ final class InsertBatcher {
         final long now;
 
         final Thread caller;
+
+        /** Set when a write took these rows; only the writing thread sets it. */
+        volatile boolean taken;
 
         volatile boolean done;
 
@@ -126,10 +178,9 @@ final class InsertBatcher {
             this.caller = caller;
         }
 
-        void complete(@Nullable List<InsertedTask> result, @Nullable RuntimeException failure) {
-            this.result = result == null ? null : List.copyOf(result);
-            this.failure = failure;
-            this.done = true;
+        /** Its write ended (and its rows are indexed): the caller may return. */
+        void finish() {
+            done = true;
             LockSupport.unpark(caller);
         }
     }

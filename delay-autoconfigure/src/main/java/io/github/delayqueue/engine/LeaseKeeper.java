@@ -1,14 +1,21 @@
 package io.github.delayqueue.engine;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
+import io.github.delayqueue.store.ClaimId;
+import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.TaskStore;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Renews the lease of every task this instance holds (waiting, running, or finished but not yet written), so a
- * handler that runs longer than the lease keeps its claim and is never run twice at once.
+ * Renews the lease of every claim this instance holds (waiting, running, or finished but not yet written), so a
+ * handler that runs longer than the lease keeps its claim and is never run twice at once. A claim the database did
+ * not renew is lost (another instance took it after this one stalled), and the pool is told at once. Claims the pool
+ * gave up while the database was out of reach are handed back here once it answers.
  */
 final class LeaseKeeper implements Runnable {
 
@@ -22,29 +29,63 @@ final class LeaseKeeper implements Runnable {
 
     private final QueueClock clock;
 
+    private final Tiers tiers;
+
+    private final @Nullable Indexer indexer;
+
     private final Throttle throttle = new Throttle(log, "Renewing task leases");
 
-    LeaseKeeper(TaskStore store, WorkerPool pool, Claims claims, QueueClock clock) {
+    LeaseKeeper(TaskStore store, WorkerPool pool, Claims claims, QueueClock clock, Tiers tiers,
+            @Nullable Indexer indexer) {
         this.store = store;
         this.pool = pool;
         this.claims = claims;
         this.clock = clock;
+        this.tiers = tiers;
+        this.indexer = indexer;
     }
 
     @Override
     public void run() {
-        List<Long> ids = pool.heldIds();
-        if (ids.isEmpty()) {
-            return;
-        }
         try {
-            long now = clock.now();
-            store.extendLeases(claims.owner(), ids, now + claims.leaseMillis(), now);
-            pool.leasesRenewed(ids, now + claims.leaseMillis());
+            renew();
+            handBackGivenUp();
             throttle.succeeded();
         }
         catch (RuntimeException ex) {
             throttle.failed(ex);
+        }
+    }
+
+    private void renew() {
+        List<ClaimId> held = pool.heldClaims();
+        if (held.isEmpty()) {
+            return;
+        }
+        long now = clock.now();
+        long leaseUntil = now + claims.leaseMillis();
+        Set<ClaimId> renewed = store.extendLeases(held, leaseUntil, now);
+        pool.leasesRenewed(renewed, leaseUntil);
+        if (renewed.size() < held.size()) {
+            List<ClaimId> lost = new ArrayList<>(held);
+            lost.removeAll(renewed);
+            pool.leasesLost(lost);
+        }
+    }
+
+    private void handBackGivenUp() {
+        List<ClaimedTask> givenUp = pool.takeGivenUp();
+        if (givenUp.isEmpty()) {
+            return;
+        }
+        try {
+            HandBack.release(store, tiers, indexer, givenUp, clock.now());
+            log.info("Handed back {} claimed task(s) given up while their lease could not be renewed",
+                    givenUp.size());
+        }
+        catch (RuntimeException ex) {
+            pool.keepGivenUp(givenUp);
+            throw ex;
         }
     }
 }

@@ -13,9 +13,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Takes back tasks whose lease ran out because their instance died or lost the database: they become pending
- * again, still due at their original time so they run at once, unless that was their last attempt, which sends them
- * to the dead letter (a task that kills its instance must not kill every instance in turn).
+ * Takes back tasks whose lease ran out because their instance died, stalled or lost the database: they become
+ * pending again, still due at their original time so they run at once, unless an attempt of theirs had started and
+ * was their last, which sends them to the dead letter (a task that kills its instance must not kill every instance
+ * in turn). Tasks that were claimed but never started go back uncounted.
  */
 final class LeaseRecovery implements Runnable {
 
@@ -70,15 +71,26 @@ final class LeaseRecovery implements Runnable {
         }
     }
 
+    /**
+     * A claim whose handler never started goes back as it was: the attempt was not made. One that started counts
+     * its attempt; if that was the last one the task is dead-lettered, so a task that kills its instance cannot
+     * kill every instance in turn.
+     */
     private Completion decide(ExpiredLease lease, long now) {
         TaskHandler handler = registry.find(lease.type());
         int maxAttempts = retryPolicy.maxAttempts(lease.maxAttempts(), handler == null ? null : handler.settings());
-        String what = "The lease of instance " + lease.owner() + " expired during attempt " + lease.attempts()
-                + " of " + maxAttempts + " (the instance died or stalled)";
-        if (lease.attempts() >= maxAttempts) {
-            return new Completion.Failed(lease.id(), what + "; no attempts are left");
+        TaskStatus tier = tiers.statusFor(lease.dueAt(), now);
+        if (!lease.started()) {
+            return new Completion.Retry(lease.id(), lease.claim(), tier, lease.dueAt(), lease.attempts(),
+                    "Claimed by " + lease.owner() + ", whose lease ended before the task started (the instance died "
+                            + "or stalled); the attempt was not made, running it again");
         }
-        return new Completion.Retry(lease.id(), tiers.statusFor(lease.dueAt(), now), lease.dueAt(),
+        String what = "The lease of " + lease.owner() + " expired during attempt " + lease.attempts() + " of "
+                + maxAttempts + " (the instance died or stalled)";
+        if (lease.attempts() >= maxAttempts) {
+            return new Completion.Failed(lease.id(), lease.claim(), lease.attempts(), what + "; no attempts are left");
+        }
+        return new Completion.Retry(lease.id(), lease.claim(), tier, lease.dueAt(), lease.attempts(),
                 what + "; running it again");
     }
 

@@ -53,55 +53,11 @@ public interface TaskEvents {
     default void indexAvailability(boolean available) {
     }
 
-    /** One listener that forwards to all of {@code listeners}. */
+    /**
+     * One listener that forwards to all of {@code listeners}. A listener that throws is logged and skipped: a bug in
+     * a meter must not leave a task stuck or a worker thread dead.
+     */
     static TaskEvents composite(List<TaskEvents> listeners) {
-        if (listeners.isEmpty()) {
-            return NONE;
-        }
-        if (listeners.size() == 1) {
-            return listeners.get(0);
-        }
-        List<TaskEvents> all = List.copyOf(listeners);
-        return new TaskEvents() {
-            @Override
-            public void scheduled(String type) {
-                all.forEach(l -> l.scheduled(type));
-            }
-
-            @Override
-            public void cancelled(String type) {
-                all.forEach(l -> l.cancelled(type));
-            }
-
-            @Override
-            public void started(ClaimedTask task, long latenessMillis) {
-                all.forEach(l -> l.started(task, latenessMillis));
-            }
-
-            @Override
-            public void finished(ClaimedTask task, Outcome outcome, long durationNanos) {
-                all.forEach(l -> l.finished(task, outcome, durationNanos));
-            }
-
-            @Override
-            public void claimConflicts(int count) {
-                all.forEach(l -> l.claimConflicts(count));
-            }
-
-            @Override
-            public void migrated(int count) {
-                all.forEach(l -> l.migrated(count));
-            }
-
-            @Override
-            public void recovered(RecoveryReason reason, int count) {
-                all.forEach(l -> l.recovered(reason, count));
-            }
-
-            @Override
-            public void indexAvailability(boolean available) {
-                all.forEach(l -> l.indexAvailability(available));
-            }
-        };
+        return listeners.isEmpty() ? NONE : new CompositeTaskEvents(listeners);
     }
 }

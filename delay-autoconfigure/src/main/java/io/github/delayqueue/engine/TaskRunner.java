@@ -11,7 +11,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Runs one claimed task on the calling worker thread and decides how it ended: success, a retry at the next
  * backoff in the tier its new due time belongs to, or the dead letter (out of attempts, payload that does not bind,
- * or no handler for the type). Nothing a handler throws, {@link Error}s included, escapes to the worker thread.
+ * or no handler for the type). Nothing thrown while running a task, by the handler, a listener, the payload codec or
+ * this class, {@link Error}s included, escapes to the worker thread: every run ends in a completion, so no task is
+ * left {@code RUNNING} by a failure around its handler.
  */
 public final class TaskRunner {
 
@@ -49,24 +51,33 @@ public final class TaskRunner {
      * due now, without being dead-lettered on its last attempt.
      */
     public Completion run(ClaimedTask task, BooleanSupplier leaseLost) {
+        try {
+            return runHandler(task, leaseLost);
+        }
+        catch (Throwable ex) { // around the handler, not in it: still an attempt that ran, and it must end
+            return unexpected(task, ex);
+        }
+    }
+
+    private Completion runHandler(ClaimedTask task, BooleanSupplier leaseLost) {
         TaskHandler handler = registry.find(task.type());
         if (handler == null) {
             events.finished(task, TaskEvents.Outcome.FAILED, 0);
-            return new Completion.Failed(task.id(), "No @DelayedHandler for task type '" + task.type()
-                    + "' on instance " + instanceId + "; deploy a handler for it and re-run the task");
+            return new Completion.Failed(task.id(), task.claim(), task.attempt(), "No @DelayedHandler for task type '"
+                    + task.type() + "' on instance " + instanceId + "; deploy a handler for it and re-run the task");
         }
         Object payload;
         try {
             payload = bind(task, handler);
         }
-        catch (PayloadBindingException ex) {
+        catch (RuntimeException ex) { // PayloadBindingException, or whatever a custom codec throws
             events.finished(task, TaskEvents.Outcome.FAILED, 0);
-            return new Completion.Failed(task.id(), "Payload of task " + task.id() + " (type '" + task.type()
-                    + "') does not fit " + handler.description() + ": " + ex.getMessage()
+            return new Completion.Failed(task.id(), task.claim(), task.attempt(), "Payload of task " + task.id()
+                    + " (type '" + task.type() + "') does not fit " + handler.description() + ": " + describe(ex)
                     + "; fix the payload or the handler's parameter type and re-run the task");
         }
         TaskContext context = new TaskContext(task.id(), task.type(), task.key(), task.attempt(),
-                Instant.ofEpochMilli(task.dueAt()), Instant.ofEpochMilli(task.createdAt()));
+                Instant.ofEpochMilli(task.dueAt()), Instant.ofEpochMilli(task.createdAt()), task.claim());
         events.started(task, clock.now() - task.dueAt());
         long started = System.nanoTime();
         Throwable failure = null;
@@ -82,16 +93,38 @@ public final class TaskRunner {
         long duration = System.nanoTime() - started;
         if (failure == null) {
             events.finished(task, TaskEvents.Outcome.SUCCESS, duration);
-            return new Completion.Succeeded(task.id());
+            return new Completion.Succeeded(task.id(), task.claim());
         }
         if (leaseLost.getAsBoolean()) {
+            // the instance's failure, not the handler's: the attempt is not held against the task
             long now = clock.now();
             events.finished(task, TaskEvents.Outcome.RETRY, duration);
-            return new Completion.Retry(task.id(), tiers.statusFor(now, now), now, "Attempt " + task.attempt()
-                    + " was interrupted because instance " + instanceId + " could not renew its lease: "
-                    + describe(failure));
+            return new Completion.Retry(task.id(), task.claim(), tiers.statusFor(now, now), now, task.attempt() - 1,
+                    "Attempt " + task.attempt() + " was interrupted because instance " + instanceId
+                            + " could not renew its lease: " + describe(failure));
         }
         return failed(task, handler, failure, duration);
+    }
+
+    /** Something around the handler failed (a listener, the codec): retried at the next backoff like a failure. */
+    private Completion unexpected(ClaimedTask task, Throwable ex) {
+        String error = "Running the task failed outside its handler: " + describe(ex);
+        try {
+            TaskHandler handler = registry.find(task.type());
+            int maxAttempts = retryPolicy.maxAttempts(task.maxAttempts(), handler == null ? null : handler.settings());
+            if (task.attempt() >= maxAttempts) {
+                return new Completion.Failed(task.id(), task.claim(), task.attempt(), error);
+            }
+            long now = clock.now();
+            long dueAt = now + retryPolicy.backoffMillis(task.attempt(), handler == null ? null : handler.settings());
+            return new Completion.Retry(task.id(), task.claim(), tiers.statusFor(dueAt, now), dueAt, task.attempt(),
+                    error);
+        }
+        catch (RuntimeException again) {
+            long now = clock.now();
+            return new Completion.Retry(task.id(), task.claim(), tiers.statusFor(now, now), now, task.attempt(),
+                    error);
+        }
     }
 
     private @Nullable Object bind(ClaimedTask task, TaskHandler handler) {
@@ -103,13 +136,13 @@ public final class TaskRunner {
         int maxAttempts = retryPolicy.maxAttempts(task.maxAttempts(), handler.settings());
         if (task.attempt() >= maxAttempts) {
             events.finished(task, TaskEvents.Outcome.FAILED, duration);
-            return new Completion.Failed(task.id(), "Failed on attempt " + task.attempt() + " of " + maxAttempts
-                    + ": " + error);
+            return new Completion.Failed(task.id(), task.claim(), task.attempt(), "Failed on attempt "
+                    + task.attempt() + " of " + maxAttempts + ": " + error);
         }
         long now = clock.now();
         long dueAt = now + retryPolicy.backoffMillis(task.attempt(), handler.settings());
         events.finished(task, TaskEvents.Outcome.RETRY, duration);
-        return new Completion.Retry(task.id(), tiers.statusFor(dueAt, now), dueAt,
+        return new Completion.Retry(task.id(), task.claim(), tiers.statusFor(dueAt, now), dueAt, task.attempt(),
                 "Attempt " + task.attempt() + " of " + maxAttempts + " failed: " + error);
     }
 

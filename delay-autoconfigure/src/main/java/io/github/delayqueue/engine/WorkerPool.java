@@ -3,9 +3,12 @@ package io.github.delayqueue.engine;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -13,6 +16,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.delayqueue.store.ClaimId;
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.Completion;
 import org.jspecify.annotations.Nullable;
@@ -23,31 +27,41 @@ import org.slf4j.LoggerFactory;
  * The bounded pool claimed tasks run on. The dispatcher claims only as many tasks as {@link Slots} allows; a slot is
  * freed when a handler returns. A task claimed ahead of its due time waits on a timer and starts when it falls due,
  * and each type runs at most its handler's {@code concurrency} at once (the rest wait here, claimed, with their lease
- * kept). The pool remembers every task it holds until its result is written, so leases can be renewed and unstarted
- * tasks handed back at shutdown, and it watches those leases: see {@link #guardLeases}.
+ * kept). The pool remembers every claim it holds until its result is written, so leases can be renewed and unstarted
+ * tasks handed back at shutdown, and it watches those leases: a task whose lease is lost or about to end is never
+ * started, and a running handler whose lease is lost is interrupted (see {@link #guardLeases}, {@link #leasesLost}).
  */
 public final class WorkerPool {
 
     private static final Logger log = LoggerFactory.getLogger(WorkerPool.class);
 
+    /** Claimed, not started. */
     private static final int WAITING = 0;
 
+    /** The handler runs. */
     private static final int RUNNING = 1;
 
-    private static final int RELEASED = 2;
+    /** The handler returned; its result is not written yet. */
+    private static final int FINISHED = 2;
+
+    /** Given up before it started: handed back, or left to lease recovery. */
+    private static final int RELEASED = 3;
 
     private final ThreadPoolExecutor executor;
 
     private final Slots slots;
 
-    /** Starts tasks claimed ahead of their due time when they fall due. */
+    /** Starts tasks claimed ahead of their due time when they fall due, and runs the lease guard. */
     private final ScheduledThreadPoolExecutor timer;
 
     private final QueueClock clock;
 
     private final long leaseMillis;
 
-    private final Map<Long, Held> held = new ConcurrentHashMap<>();
+    private final Map<ClaimId, Held> held = new ConcurrentHashMap<>();
+
+    /** Claims given up because their lease could not be renewed in time, to hand back once the database answers. */
+    private final ConcurrentLinkedQueue<ClaimedTask> givenUp = new ConcurrentLinkedQueue<>();
 
     private final Map<String, Lane> lanes = new ConcurrentHashMap<>();
 
@@ -56,6 +70,8 @@ public final class WorkerPool {
     private final TaskRunner runner;
 
     private final Completer completer;
+
+    private volatile boolean stopping;
 
     public WorkerPool(int threads, int prefetch, Duration lease, HandlerRegistry registry, TaskRunner runner,
             Completer completer, QueueClock clock) {
@@ -95,14 +111,18 @@ public final class WorkerPool {
 
     /**
      * Takes tasks the dispatcher has just claimed; it never claims more than {@link #awaitFree} reported.
-     * {@code leaseUntil} is when their lease ends on the queue clock, at the latest.
+     * {@code leaseUntil} is when their lease ends on the queue clock, at the latest. Returns the tasks it could not
+     * take because it is stopping (none otherwise), for the caller to hand back.
      */
-    public void submit(List<ClaimedTask> tasks, long leaseUntil) {
+    public synchronized List<ClaimedTask> submit(List<ClaimedTask> tasks, long leaseUntil) {
+        if (stopping) {
+            return tasks;
+        }
         slots.take(tasks.size());
         long now = clock.nowMicros();
         for (ClaimedTask task : tasks) {
             Held entry = new Held(task, leaseUntil);
-            held.put(task.id(), entry);
+            held.put(task.claimId(), entry);
             long wait = task.dueAt() * 1_000 - now;
             if (wait > 0) {
                 try {
@@ -116,6 +136,7 @@ public final class WorkerPool {
                 offer(entry);
             }
         }
+        return List.of();
     }
 
     private void offer(Held entry) {
@@ -146,6 +167,16 @@ public final class WorkerPool {
     private void run(Held entry) {
         try {
             if (entry.state.compareAndSet(WAITING, RUNNING)) {
+                if (leaseEndsSoon(entry, clock.now())) {
+                    // The claim's answer came late, or this process stalled: another instance may take the task
+                    // any moment now, so it must not start here.
+                    entry.state.set(RELEASED);
+                    givenUp.add(entry.task);
+                    log.warn("Did not start task {}: its lease ends in {} ms (the claim answered late or this "
+                            + "instance stalled); it goes back", entry.task.id(), entry.leaseUntil - clock.now());
+                    return;
+                }
+                completer.started(entry.task.claimId());
                 entry.runOn(Thread.currentThread());
                 Completion completion;
                 try {
@@ -153,10 +184,16 @@ public final class WorkerPool {
                 }
                 finally {
                     entry.runOn(null);
+                    entry.state.set(FINISHED);
                     Thread.interrupted(); // an interrupt meant for this handler must not reach the next one
                 }
                 completer.submit(completion);
             }
+        }
+        catch (RuntimeException | Error ex) {
+            // TaskRunner never throws; should it, the thread must live and the claim must end
+            log.error("Running task {} failed unexpectedly; its lease runs out and it runs again",
+                    entry.task.id(), ex);
         }
         finally {
             slots.release();
@@ -167,21 +204,26 @@ public final class WorkerPool {
         }
     }
 
-    /** Ids of every task held, from claim until its result is written, and not given up: the leases to renew. */
-    public List<Long> heldIds() {
-        List<Long> ids = new ArrayList<>(held.size());
-        held.forEach((id, entry) -> {
-            if (entry.state.get() != RELEASED) {
-                ids.add(id);
-            }
-        });
-        return ids;
+    /** Renewals keep every lease at least two thirds of a lease ahead; a third or less left means they failed. */
+    private boolean leaseEndsSoon(Held entry, long now) {
+        return entry.leaseUntil - now <= leaseMillis / 3;
     }
 
-    /** Records that the leases of {@code ids} were renewed to end at {@code leaseUntil}. */
-    public void leasesRenewed(List<Long> ids, long leaseUntil) {
-        for (long id : ids) {
-            Held entry = held.get(id);
+    /** Every claim held, from claim until its result is written, and not given up: the leases to renew. */
+    public List<ClaimId> heldClaims() {
+        List<ClaimId> claims = new ArrayList<>(held.size());
+        held.forEach((claim, entry) -> {
+            if (entry.state.get() != RELEASED) {
+                claims.add(claim);
+            }
+        });
+        return claims;
+    }
+
+    /** Records that the leases of {@code renewed} were renewed to end at {@code leaseUntil}. */
+    public void leasesRenewed(Set<ClaimId> renewed, long leaseUntil) {
+        for (ClaimId claim : renewed) {
+            Held entry = held.get(claim);
             if (entry != null) {
                 entry.leaseUntil = Math.max(entry.leaseUntil, leaseUntil);
             }
@@ -189,66 +231,116 @@ public final class WorkerPool {
     }
 
     /**
-     * Renewals keep every lease at least two thirds of a lease ahead. A lease with a third or less left has missed
-     * its renewals: the database is out of reach, and once the lease ends another instance may take the task. So that
-     * a task never runs in two places at once, the pool first gives up an unstarted task (it is not renewed any more
-     * and lease recovery hands it out again) and interrupts a running handler. A task given up stays known here for
-     * one more lease, so this instance does not take it back as an orphan of a lost claim answer.
+     * The database no longer holds these claims: another instance took the tasks after their lease ran out (this
+     * process stalled, or its clock ran behind), or they were written meanwhile. At once, a task not started is
+     * dropped and a running handler interrupted, so the two runs overlap no longer than they must.
+     */
+    public void leasesLost(Collection<ClaimId> lost) {
+        List<Long> dropped = new ArrayList<>();
+        List<Long> interrupted = new ArrayList<>();
+        for (ClaimId claim : lost) {
+            Held entry = held.get(claim);
+            if (entry == null) {
+                continue; // its result was written meanwhile
+            }
+            if (entry.state.compareAndSet(WAITING, RELEASED)) {
+                held.remove(claim);
+                dropped.add(claim.id());
+            }
+            else if (entry.interrupt()) {
+                interrupted.add(claim.id());
+            }
+        }
+        if (!dropped.isEmpty() || !interrupted.isEmpty()) {
+            log.warn("Lost the claim of {} task(s) to another instance (this instance stalled or could not renew "
+                    + "their lease in time): dropped unstarted {}, interrupted the handler(s) of {}",
+                    dropped.size() + interrupted.size(), dropped, interrupted);
+        }
+    }
+
+    /**
+     * A lease with a third or less left has missed its renewals: the database is out of reach, or this process
+     * stalled, and once the lease ends another instance may take the task. So that a task never runs in two places
+     * at once, the pool first gives up an unstarted task (it is not renewed any more; it is handed back once the
+     * database answers, or lease recovery hands it out again) and interrupts a running handler. A task given up
+     * stays known here for one more lease, so this instance does not take it back as an orphan of a lost claim answer.
      */
     void guardLeases() {
         long now = clock.now();
         int gaveUp = 0;
         List<Long> interrupted = new ArrayList<>();
         for (Held entry : held.values()) {
-            if (entry.leaseUntil - now > leaseMillis / 3) {
+            if (!leaseEndsSoon(entry, now)) {
                 continue;
             }
             if (entry.state.compareAndSet(WAITING, RELEASED)) {
+                givenUp.add(entry.task);
                 gaveUp++;
             }
             else if (entry.interrupt()) {
                 interrupted.add(entry.task.id());
             }
             else if (entry.state.get() == RELEASED && entry.leaseUntil + leaseMillis < now) {
-                held.remove(entry.task.id());
+                held.remove(entry.task.claimId());
             }
         }
         if (gaveUp > 0 || !interrupted.isEmpty()) {
-            log.warn("Could not renew task leases in time (is the database reachable?): gave up {} unstarted task(s) "
-                    + "and interrupted the handler(s) of {}, so that no other instance runs them while they run here",
-                    gaveUp, interrupted);
+            log.warn("Could not renew task leases in time (is the database reachable? did this instance stall?): "
+                    + "gave up {} unstarted task(s) and interrupted the handler(s) of {}, so that no other instance "
+                    + "runs them while they run here", gaveUp, interrupted);
         }
     }
 
-    /** Whether the task is held here: claimed, running, or finished with its result not yet written. */
+    /** Claims given up since the last call, never started: to hand back, uncounted. */
+    List<ClaimedTask> takeGivenUp() {
+        List<ClaimedTask> taken = new ArrayList<>();
+        ClaimedTask next;
+        while ((next = givenUp.poll()) != null) {
+            taken.add(next);
+        }
+        return taken;
+    }
+
+    /** Puts back claims whose hand-back failed, for the next try. */
+    void keepGivenUp(List<ClaimedTask> tasks) {
+        givenUp.addAll(tasks);
+    }
+
+    /** Whether a claim of this task is held here: claimed, running, or finished with its result not yet written. */
     public boolean holds(long id) {
-        return held.containsKey(id);
+        for (ClaimId claim : held.keySet()) {
+            if (claim.id() == id) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** How many tasks are held (claimed and not yet written). */
     public int heldCount() {
-        return heldIds().size();
+        return heldClaims().size();
     }
 
-    /** Forgets tasks whose results are written. */
-    void forget(List<Long> ids) {
-        ids.forEach(held::remove);
+    /** Forgets claims whose results are written. */
+    void forget(List<ClaimId> claims) {
+        claims.forEach(held::remove);
     }
 
     /**
      * Stops starting tasks: every task not started yet is marked released and returned, to be handed back to the
      * database; running handlers go on.
      */
-    public List<ClaimedTask> releaseUnstarted() {
+    public synchronized List<ClaimedTask> releaseUnstarted() {
+        stopping = true;
         timer.shutdownNow();
         executor.shutdown();
-        List<ClaimedTask> released = new ArrayList<>();
+        List<ClaimedTask> released = new ArrayList<>(takeGivenUp());
         for (Held entry : held.values()) {
             if (entry.state.compareAndSet(WAITING, RELEASED)) {
                 released.add(entry.task);
             }
         }
-        forget(released.stream().map(ClaimedTask::id).toList());
+        forget(released.stream().map(ClaimedTask::claimId).toList());
         return released;
     }
 

@@ -54,7 +54,8 @@ public class JdbcTaskInspector implements TaskInspector {
     static final String DUE_AT_OR_BEFORE = ", COALESCE(SUM(CASE WHEN due_at <= ? THEN 1 ELSE 0 END), 0)";
 
     static final String RERUN_FAILED = """
-            UPDATE %1$s SET status = ?, due_at = ?, attempts = 0, owner = NULL, lease_until = NULL, updated_at = ?
+            UPDATE %1$s SET status = ?, due_at = ?, attempts = 0, owner = NULL, lease_until = NULL, started_at = NULL,
+                updated_at = ?
             WHERE id = ? AND status = 'FAILED'""";
 
     /** Longest an inspection query may run; they serve people and scrapes, never the dispatching. */

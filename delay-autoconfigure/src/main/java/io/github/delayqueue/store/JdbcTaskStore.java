@@ -1,22 +1,18 @@
 package io.github.delayqueue.store;
 
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.sql.Types;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -55,10 +51,8 @@ public class JdbcTaskStore implements TaskStore {
 
     private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}");
 
-    /** Rows per multi-row statement, and payload bytes per statement, kept well under max_allowed_packet. */
+    /** Rows per statement that names rows by id. */
     private static final int MAX_ROWS_PER_STATEMENT = 1000;
-
-    private static final long MAX_BYTES_PER_STATEMENT = 4L * 1024 * 1024;
 
     private final JdbcTemplate jdbc;
 
@@ -67,6 +61,8 @@ public class JdbcTaskStore implements TaskStore {
     private final String table;
 
     private final ClaimConnection claims;
+
+    private final TaskInserts inserts;
 
     public JdbcTaskStore(DataSource dataSource, String table) {
         if (!isValidTableName(table)) {
@@ -80,6 +76,7 @@ public class JdbcTaskStore implements TaskStore {
         this.tx.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
         this.table = table;
         this.claims = new ClaimConnection(dataSource);
+        this.inserts = new TaskInserts(dataSource, jdbc, table);
     }
 
     /** Gives the claim connection back to the pool; the store still works afterwards (it takes a new one). */
@@ -103,168 +100,29 @@ public class JdbcTaskStore implements TaskStore {
 
     @Override
     public List<InsertedTask> insert(List<NewTask> tasks, long now) {
-        InsertedTask[] results = new InsertedTask[tasks.size()];
-        List<Integer> plain = new ArrayList<>();
-        List<Integer> keyed = new ArrayList<>();
-        for (int i = 0; i < tasks.size(); i++) {
-            (tasks.get(i).key() == null ? plain : keyed).add(i);
-        }
-        for (List<Integer> chunk : chunks(tasks, plain)) {
-            insertPlain(tasks, chunk, now, results);
-        }
-        for (List<Integer> chunk : chunks(tasks, keyed)) {
-            insertKeyed(tasks, chunk, now, results);
-        }
-        return List.of(results);
-    }
-
-    /** Splits rows into statements bounded by row count and payload bytes. */
-    private static List<List<Integer>> chunks(List<NewTask> tasks, List<Integer> indexes) {
-        List<List<Integer>> chunks = new ArrayList<>();
-        List<Integer> current = new ArrayList<>();
-        long bytes = 0;
-        for (int index : indexes) {
-            long size = tasks.get(index).payload().length() * 3L; // upper bound of UTF-8 bytes, cheap
-            if (!current.isEmpty() && (current.size() == MAX_ROWS_PER_STATEMENT || bytes + size > MAX_BYTES_PER_STATEMENT)) {
-                chunks.add(current);
-                current = new ArrayList<>();
-                bytes = 0;
-            }
-            current.add(index);
-            bytes += size;
-        }
-        if (!current.isEmpty()) {
-            chunks.add(current);
-        }
-        return chunks;
-    }
-
-    private void insertPlain(List<NewTask> tasks, List<Integer> chunk, long now, InsertedTask[] results) {
-        String statement = TaskSql.INSERT.formatted(table, String.join(", ",
-                Collections.nCopies(chunk.size(), TaskSql.INSERT_ROW)));
-        jdbc.execute((Connection connection) -> {
-            try (PreparedStatement ps = connection.prepareStatement(statement, Statement.RETURN_GENERATED_KEYS)) {
-                bindRows(ps, tasks, chunk, now);
-                ps.executeUpdate();
-                // One multi-row INSERT gets consecutive AUTO_INCREMENT values; the driver reports them in row order.
-                try (ResultSet keys = ps.getGeneratedKeys()) {
-                    for (int index : chunk) {
-                        if (!keys.next()) {
-                            throw new SQLException("Fewer generated keys than inserted rows");
-                        }
-                        NewTask task = tasks.get(index);
-                        results[index] = new InsertedTask(keys.getLong(1), true, task.status(), task.dueAt());
-                    }
-                }
-            }
-            return null;
-        });
-    }
-
-    /**
-     * Keyed rows: look up the keys that exist, insert the rest (a concurrent insert of the same key is absorbed by
-     * the unique index), then read back their ids. Three statements per chunk, whatever its size.
-     */
-    private void insertKeyed(List<NewTask> tasks, List<Integer> chunk, long now, InsertedTask[] results) {
-        Map<String, InsertedTask> existing = selectByKeys(tasks, chunk);
-        Map<String, Integer> missing = new LinkedHashMap<>();
-        for (int index : chunk) {
-            String identity = identity(tasks.get(index).type(), tasks.get(index).key());
-            if (!existing.containsKey(identity)) {
-                missing.putIfAbsent(identity, index);
-            }
-        }
-        Map<String, InsertedTask> created = new HashMap<>();
-        if (!missing.isEmpty()) {
-            List<Integer> rows = new ArrayList<>(missing.values());
-            String statement = TaskSql.INSERT.formatted(table,
-                    String.join(", ", Collections.nCopies(rows.size(), TaskSql.INSERT_ROW)))
-                    + TaskSql.ON_DUPLICATE_KEY_KEEP;
-            jdbc.execute((Connection connection) -> {
-                try (PreparedStatement ps = connection.prepareStatement(statement)) {
-                    bindRows(ps, tasks, rows, now);
-                    ps.executeUpdate();
-                }
-                return null;
-            });
-            selectByKeys(tasks, rows).forEach((identity, task) -> created.put(identity,
-                    new InsertedTask(task.id(), true, task.status(), task.dueAt())));
-        }
-        for (int index : chunk) {
-            NewTask task = tasks.get(index);
-            String identity = identity(task.type(), task.key());
-            InsertedTask result = existing.get(identity);
-            if (result == null) {
-                result = created.get(identity);
-                if (result == null) {
-                    throw new IllegalStateException("Task " + identity + " was neither found nor inserted");
-                }
-                if (missing.get(identity) != index) { // the same key twice in one batch: the first one won
-                    result = new InsertedTask(result.id(), false, result.status(), result.dueAt());
-                }
-            }
-            results[index] = result;
-        }
-    }
-
-    private Map<String, InsertedTask> selectByKeys(List<NewTask> tasks, List<Integer> rows) {
-        String where = String.join(" OR ", Collections.nCopies(rows.size(), TaskSql.KEY_MATCH));
-        Object[] args = new Object[rows.size() * 2];
-        for (int i = 0; i < rows.size(); i++) {
-            args[2 * i] = tasks.get(rows.get(i)).type();
-            args[2 * i + 1] = tasks.get(rows.get(i)).key();
-        }
-        Map<String, InsertedTask> found = new HashMap<>();
-        jdbc.query(TaskSql.SELECT_BY_KEYS.formatted(table, where), (ResultSet rs) -> {
-            found.put(identity(rs.getString("task_type"), rs.getString("task_key")), new InsertedTask(rs.getLong("id"),
-                    false, status(rs), rs.getLong("due_at")));
-        }, args);
-        return found;
-    }
-
-    private static String identity(String type, @Nullable String key) {
-        return type.length() + ":" + type + ":" + key;
-    }
-
-    private static void bindRows(PreparedStatement ps, List<NewTask> tasks, List<Integer> rows, long now)
-            throws SQLException {
-        int p = 1;
-        for (int index : rows) {
-            NewTask task = tasks.get(index);
-            ps.setString(p++, task.type());
-            ps.setString(p++, task.key());
-            ps.setString(p++, task.payload());
-            ps.setLong(p++, task.dueAt());
-            ps.setString(p++, task.status().name());
-            if (task.maxAttempts() == null) {
-                ps.setNull(p++, Types.INTEGER);
-            }
-            else {
-                ps.setInt(p++, task.maxAttempts());
-            }
-            ps.setLong(p++, now);
-            ps.setLong(p++, now);
-        }
+        return inserts.insert(tasks, now);
     }
 
     // --- claim ----------------------------------------------------------------------------------------------
 
+    /** A claimed row: {@code attempts} and {@code claims} as read before the claim's update. */
     private static final RowMapper<ClaimedTask> CLAIMED = (rs, row) -> new ClaimedTask(rs.getLong("id"),
             rs.getString("task_type"), rs.getString("task_key"), rs.getString("payload"), rs.getLong("due_at"),
-            rs.getInt("attempts") + 1, nullableInt(rs, "max_attempts"), rs.getLong("created_at"));
+            rs.getInt("attempts") + 1, nullableInt(rs, "max_attempts"), rs.getLong("created_at"),
+            rs.getLong("claims") + 1);
 
     @Override
-    public List<ClaimedTask> claimDue(TaskStatus status, long dueBy, int limit, Claim claim) {
+    public List<ClaimedTask> claimDue(TaskStatus status, long dueBy, int limit, Lease lease) {
         if (limit <= 0) {
             return List.of();
         }
         String select = TaskSql.SELECT_DUE_FOR_CLAIM.formatted(table, TaskSql.CLAIM_COLUMNS);
         return claims.inTransaction(
-                t -> markRunning(t, t.query(select, CLAIMED, status.name(), dueBy, limit), claim));
+                t -> markRunning(t, t.query(select, CLAIMED, status.name(), dueBy, limit), lease));
     }
 
     @Override
-    public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Claim claim) {
+    public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Lease lease) {
         if (ids.isEmpty()) {
             return List.of();
         }
@@ -276,28 +134,28 @@ public class JdbcTaskStore implements TaskStore {
             args[i++] = id;
         }
         args[i] = dueBy;
-        return claims.inTransaction(t -> markRunning(t, t.query(select, CLAIMED, args), claim));
+        return claims.inTransaction(t -> markRunning(t, t.query(select, CLAIMED, args), lease));
     }
 
     @Override
     public List<ClaimedTask> claimedBy(String owner, long leaseAfter) {
-        // the rows' attempts already count their claim
+        // the rows were claimed already: their claim number is the current one
         return jdbc.query(TaskSql.SELECT_CLAIMED_BY.formatted(table, TaskSql.CLAIM_COLUMNS),
                 (rs, row) -> new ClaimedTask(rs.getLong("id"), rs.getString("task_type"), rs.getString("task_key"),
-                        rs.getString("payload"), rs.getLong("due_at"), rs.getInt("attempts"),
-                        nullableInt(rs, "max_attempts"), rs.getLong("created_at")),
+                        rs.getString("payload"), rs.getLong("due_at"), rs.getInt("attempts") + 1,
+                        nullableInt(rs, "max_attempts"), rs.getLong("created_at"), rs.getLong("claims")),
                 owner, leaseAfter);
     }
 
     /** The selected rows are locked by this transaction, so the compare-and-set below wins every one of them. */
-    private List<ClaimedTask> markRunning(JdbcTemplate jdbc, List<ClaimedTask> locked, Claim claim) {
+    private List<ClaimedTask> markRunning(JdbcTemplate jdbc, List<ClaimedTask> locked, Lease lease) {
         if (locked.isEmpty()) {
             return locked;
         }
         Object[] args = new Object[locked.size() + 3];
-        args[0] = claim.owner();
-        args[1] = claim.leaseUntil();
-        args[2] = claim.now();
+        args[0] = lease.owner();
+        args[1] = lease.until();
+        args[2] = lease.now();
         for (int i = 0; i < locked.size(); i++) {
             args[i + 3] = locked.get(i).id();
         }
@@ -308,40 +166,42 @@ public class JdbcTaskStore implements TaskStore {
         return locked;
     }
 
-    // --- finish, leases, release -----------------------------------------------------------------------------
+    // --- start, finish, leases, release ----------------------------------------------------------------------
 
-    /**
-     * Each statement is a compare-and-set of its own rows, so no transaction spans them: the common case, a batch of
-     * successes, is one autocommitted {@code UPDATE}.
-     */
     @Override
-    public void finish(String owner, List<Completion> completions, long now) {
-        writeCompletions(completions, owner, now);
+    public void markStarted(Collection<ClaimId> started, long now) {
+        for (List<ClaimId> part : partition(started)) {
+            jdbc.update(claimSql(TaskSql.MARK_STARTED, part.size()), claimArgs(part, now));
+        }
     }
 
-    private void writeCompletions(List<Completion> completions, @Nullable String owner, long now) {
-        List<Long> succeeded = new ArrayList<>();
+    /**
+     * Each statement is a compare-and-set of its own claims, so no transaction spans them: the common case, a batch
+     * of successes, is one autocommitted {@code UPDATE}.
+     */
+    @Override
+    public void finish(List<Completion> completions, long now) {
+        writeCompletions(jdbc, completions, now);
+    }
+
+    private void writeCompletions(JdbcTemplate jdbc, List<Completion> completions, long now) {
+        List<ClaimId> succeeded = new ArrayList<>();
         List<Object[]> retries = new ArrayList<>();
         List<Object[]> failures = new ArrayList<>();
         for (Completion completion : completions) {
             if (completion instanceof Completion.Succeeded s) {
-                succeeded.add(s.id());
+                succeeded.add(s.claimId());
             }
             else if (completion instanceof Completion.Retry r) {
-                retries.add(new Object[] { r.status().name(), r.dueAt(), truncate(r.error()), now, r.id(), owner });
+                retries.add(new Object[] { r.status().name(), r.dueAt(), r.attempts(), truncate(r.error()), now,
+                        r.id(), r.claim() });
             }
             else if (completion instanceof Completion.Failed f) {
-                failures.add(new Object[] { truncate(f.error()), now, f.id(), owner });
+                failures.add(new Object[] { f.attempts(), truncate(f.error()), now, f.id(), f.claim() });
             }
         }
-        for (List<Long> part : partition(succeeded)) {
-            Object[] args = new Object[part.size() + 2];
-            args[0] = now;
-            for (int i = 0; i < part.size(); i++) {
-                args[i + 1] = part.get(i);
-            }
-            args[args.length - 1] = owner;
-            jdbc.update(sql(TaskSql.MARK_SUCCEEDED, part.size()), args);
+        for (List<ClaimId> part : partition(succeeded)) {
+            jdbc.update(claimSql(TaskSql.MARK_SUCCEEDED, part.size()), claimArgs(part, now, now));
         }
         if (!retries.isEmpty()) {
             jdbc.batchUpdate(sql(TaskSql.MARK_RETRY), retries);
@@ -352,35 +212,31 @@ public class JdbcTaskStore implements TaskStore {
     }
 
     @Override
-    public int extendLeases(String owner, Collection<Long> ids, long leaseUntil, long now) {
-        int held = 0;
-        for (List<Long> part : partition(ids)) {
-            Object[] args = new Object[part.size() + 3];
-            args[0] = leaseUntil;
-            args[1] = now;
-            for (int i = 0; i < part.size(); i++) {
-                args[i + 2] = part.get(i);
+    public Set<ClaimId> extendLeases(Collection<ClaimId> held, long leaseUntil, long now) {
+        Set<ClaimId> renewed = new HashSet<>();
+        for (List<ClaimId> part : partition(held)) {
+            int matched = jdbc.update(claimSql(TaskSql.EXTEND_LEASES, part.size()), claimArgs(part, leaseUntil, now));
+            if (matched == part.size()) {
+                renewed.addAll(part);
             }
-            args[args.length - 1] = owner;
-            held += jdbc.update(sql(TaskSql.EXTEND_LEASES, part.size()), args);
+            else {
+                // some of these claims are gone (finished, or taken by another instance): find which are left
+                Set<ClaimId> current = new HashSet<>(jdbc.query(sql(TaskSql.SELECT_CLAIMS, part.size()),
+                        (rs, row) -> new ClaimId(rs.getLong("id"), rs.getLong("claims")),
+                        part.stream().map(ClaimId::id).toArray()));
+                part.stream().filter(current::contains).forEach(renewed::add);
+            }
         }
-        return held;
+        return renewed;
     }
 
     @Override
-    public void release(String owner, Map<Long, TaskStatus> statusById, long now) {
-        Map<TaskStatus, List<Long>> byStatus = new HashMap<>();
-        statusById.forEach((id, status) -> byStatus.computeIfAbsent(status, s -> new ArrayList<>()).add(id));
-        byStatus.forEach((status, ids) -> {
-            for (List<Long> part : partition(ids)) {
-                Object[] args = new Object[part.size() + 3];
-                args[0] = status.name();
-                args[1] = now;
-                for (int i = 0; i < part.size(); i++) {
-                    args[i + 2] = part.get(i);
-                }
-                args[args.length - 1] = owner;
-                jdbc.update(sql(TaskSql.RELEASE, part.size()), args);
+    public void release(Map<ClaimId, TaskStatus> statusByClaim, long now) {
+        Map<TaskStatus, List<ClaimId>> byStatus = new HashMap<>();
+        statusByClaim.forEach((claim, status) -> byStatus.computeIfAbsent(status, s -> new ArrayList<>()).add(claim));
+        byStatus.forEach((status, claimIds) -> {
+            for (List<ClaimId> part : partition(claimIds)) {
+                jdbc.update(claimSql(TaskSql.RELEASE, part.size()), claimArgs(part, status.name(), now));
             }
         });
     }
@@ -390,15 +246,15 @@ public class JdbcTaskStore implements TaskStore {
         return inTransaction(() -> {
             List<ExpiredLease> expired = jdbc.query(sql(TaskSql.SELECT_EXPIRED_LEASES),
                     (rs, row) -> new ExpiredLease(rs.getLong("id"), rs.getString("task_type"), rs.getString("owner"),
-                            rs.getLong("due_at"), rs.getInt("attempts"), nullableInt(rs, "max_attempts")),
+                            rs.getLong("due_at"), rs.getInt("attempts"), nullableInt(rs, "max_attempts"),
+                            rs.getLong("claims"), nullableLong(rs, "started_at") != null),
                     now, limit);
             List<Completion> decided = new ArrayList<>(expired.size());
             for (ExpiredLease lease : expired) {
-                Completion completion = decision.apply(lease);
-                // Rows are locked by this transaction; the owner check is the one the row had.
-                writeCompletions(List.of(completion), lease.owner(), now);
-                decided.add(completion);
+                decided.add(decision.apply(lease));
             }
+            // the rows are locked by this transaction, and each write matches the expired claim
+            writeCompletions(jdbc, decided, now);
             return decided;
         });
     }
@@ -506,14 +362,34 @@ public class JdbcTaskStore implements TaskStore {
 
     // --- helpers ----------------------------------------------------------------------------------------------
 
+    /** A statement that names {@code count} claims: their ids, then their (id, claim) pairs. */
+    private String claimSql(String template, int count) {
+        return template.formatted(table, TaskSql.placeholders(count), TaskSql.pairPlaceholders(count));
+    }
+
+    /** {@code leading} values, then the ids of {@code claims}, then their (id, claim) pairs. */
+    private static Object[] claimArgs(List<ClaimId> claims, Object... leading) {
+        Object[] args = new Object[leading.length + claims.size() * 3];
+        System.arraycopy(leading, 0, args, 0, leading.length);
+        int p = leading.length;
+        for (ClaimId claim : claims) {
+            args[p++] = claim.id();
+        }
+        for (ClaimId claim : claims) {
+            args[p++] = claim.id();
+            args[p++] = claim.claim();
+        }
+        return args;
+    }
+
     private <T> T inTransaction(Supplier<T> work) {
         return tx.execute(status -> work.get());
     }
 
-    private static List<List<Long>> partition(Collection<Long> ids) {
-        List<List<Long>> parts = new ArrayList<>();
-        List<Long> current = new ArrayList<>();
-        for (Long id : ids) {
+    private static <T> List<List<T>> partition(Collection<T> ids) {
+        List<List<T>> parts = new ArrayList<>();
+        List<T> current = new ArrayList<>();
+        for (T id : ids) {
             current.add(id);
             if (current.size() == MAX_ROWS_PER_STATEMENT) {
                 parts.add(current);
@@ -527,7 +403,7 @@ public class JdbcTaskStore implements TaskStore {
     }
 
     /** The row's status; a value edited in by hand that is none of ours is an error naming the row. */
-    private static TaskStatus status(ResultSet rs) throws SQLException {
+    static TaskStatus status(ResultSet rs) throws SQLException {
         String status = rs.getString("status");
         try {
             return TaskStatus.valueOf(status);
@@ -541,6 +417,11 @@ public class JdbcTaskStore implements TaskStore {
 
     private static @Nullable Integer nullableInt(ResultSet rs, String column) throws SQLException {
         int value = rs.getInt(column);
+        return rs.wasNull() ? null : value;
+    }
+
+    private static @Nullable Long nullableLong(ResultSet rs, String column) throws SQLException {
+        long value = rs.getLong(column);
         return rs.wasNull() ? null : value;
     }
 

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -18,35 +19,47 @@ import io.github.delayqueue.api.TaskView;
  */
 public interface TaskStore {
 
-    /** Inserts tasks in as few statements as the payload sizes allow; results come back in input order. */
+    /**
+     * Inserts tasks in as few statements as the payload sizes allow; results come back in input order. All or
+     * nothing: inside the caller's transaction the rows go with it; outside one, when this throws nothing was stored,
+     * unless it throws {@link InsertOutcomeUnknownException} (the connection failed while the database committed).
+     */
     List<InsertedTask> insert(List<NewTask> tasks, long now);
 
     /** Claims up to {@code limit} tasks in {@code status} due by {@code dueBy}, earliest first, skipping locked rows. */
-    List<ClaimedTask> claimDue(TaskStatus status, long dueBy, int limit, Claim claim);
+    List<ClaimedTask> claimDue(TaskStatus status, long dueBy, int limit, Lease lease);
 
     /** Claims those of {@code ids} that are still pending and due by {@code dueBy}; the rest are left alone. */
-    List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Claim claim);
+    List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Lease lease);
 
     /**
-     * Every task {@code RUNNING} under {@code owner} whose lease ends after {@code leaseAfter}, attempt as counted by
-     * its claim: after a claim whose commit the connection lost, the owner finds what it won without knowing. Rows
-     * whose lease ends sooner are left to lease recovery, which another instance may be doing right now.
+     * Every task {@code RUNNING} under {@code owner}, not started, whose lease ends after {@code leaseAfter}: after a
+     * claim whose commit the connection lost, the owner (one process) finds what it won without knowing. Rows whose
+     * lease ends sooner are left to lease recovery, which another instance may be doing right now.
      */
     List<ClaimedTask> claimedBy(String owner, long leaseAfter);
 
-    /** Writes how claimed tasks ended; only rows still {@code RUNNING} under {@code owner} change. */
-    void finish(String owner, List<Completion> completions, long now);
+    /**
+     * Records that the handlers of these claims started: each counts as an attempt from now on, so lease recovery
+     * tells a task that ran (and may have killed its instance) from one that was only claimed.
+     */
+    void markStarted(Collection<ClaimId> started, long now);
 
-    /** Extends the lease of tasks {@code owner} still runs; returns how many rows it held. */
-    int extendLeases(String owner, Collection<Long> ids, long leaseUntil, long now);
+    /** Writes how claims ended; only rows still {@code RUNNING} under the same claim change. */
+    void finish(List<Completion> completions, long now);
 
-    /** Hands back claimed tasks that never started: pending again in the given status, attempt not counted. */
-    void release(String owner, Map<Long, TaskStatus> statusById, long now);
+    /**
+     * Extends the lease of claims still held; returns those it renewed. A claim missing from the answer is lost:
+     * its task finished, or another instance took it after its lease ran out.
+     */
+    Set<ClaimId> extendLeases(Collection<ClaimId> held, long leaseUntil, long now);
+
+    /** Hands back claims whose handler never started: pending again in the given status, attempts untouched. */
+    void release(Map<ClaimId, TaskStatus> statusByClaim, long now);
 
     /**
      * Takes up to {@code limit} {@code RUNNING} tasks whose lease ended before {@code now} (or that have no lease, as
-     * a row edited by hand may) and applies the
-     * decision for each (retry or dead letter), all in one transaction.
+     * a row edited by hand may) and applies the decision for each (retry or dead letter), all in one transaction.
      */
     List<Completion> recoverExpiredLeases(long now, int limit, Function<ExpiredLease, Completion> decision);
 

@@ -19,7 +19,7 @@ class ObservedHandlerInvokerTest {
 
     private final ObservedHandlerInvoker invoker = new ObservedHandlerInvoker(registry, null);
 
-    private final TaskContext context = new TaskContext(7, "order.cancel", "o-1", 2, Instant.EPOCH, Instant.EPOCH);
+    private final TaskContext context = new TaskContext(7, "order.cancel", "o-1", 2, Instant.EPOCH, Instant.EPOCH, 3);
 
     private static TaskHandler handler(@Nullable RuntimeException failure) {
         return new TaskHandler() {

@@ -21,7 +21,7 @@ class TaskMetersTest {
     private final TaskMeters meters = new TaskMeters(registry);
 
     private static ClaimedTask task(long id, String type) {
-        return new ClaimedTask(id, type, "key-" + id, "{}", 1_000, 1, null, 0);
+        return new ClaimedTask(id, type, "key-" + id, "{}", 1_000, 1, null, 0, 1);
     }
 
     private double counter(String name, String... tags) {

@@ -20,10 +20,11 @@ class TaskRunnerTest {
     private final TaskRunner runner;
 
     /** Attempt 1 of at most 1: a failure of the handler's own is a dead letter. */
-    private final ClaimedTask lastAttempt = new ClaimedTask(7, "interrupted", null, "null", 0, 1, 1, 0);
+    private final ClaimedTask lastAttempt = new ClaimedTask(7, "interrupted", null, "null", 0, 1, 1, 0, 4);
+
+    private final HandlerRegistry registry = new HandlerRegistry();
 
     TaskRunnerTest() {
-        HandlerRegistry registry = new HandlerRegistry();
         registry.register(new TaskHandler() {
             @Override
             public String type() {
@@ -50,10 +51,13 @@ class TaskRunnerTest {
                 return "a handler that is interrupted";
             }
         });
-        runner = new TaskRunner(registry, new JacksonPayloadCodec(JsonMapper.builder().build()),
+        runner = runner(TaskEvents.NONE, new JacksonPayloadCodec(JsonMapper.builder().build()));
+    }
+
+    private TaskRunner runner(TaskEvents events, PayloadCodec codec) {
+        return new TaskRunner(registry, codec,
                 new RetryPolicy(3, new Backoff(Duration.ofSeconds(1), 1, Duration.ofSeconds(1))),
-                Tiers.databaseOnly(), new QueueClock(Clock.systemUTC()), TaskEvents.composite(java.util.List.of()),
-                "instance-a", HandlerInvoker.DIRECT);
+                Tiers.databaseOnly(), new QueueClock(Clock.systemUTC()), events, "instance-a", HandlerInvoker.DIRECT);
     }
 
     @Test
@@ -69,6 +73,66 @@ class TaskRunnerTest {
             assertThat(retry.status()).isEqualTo(TaskStatus.SCHEDULED);
             assertThat(retry.dueAt()).isBetween(before, System.currentTimeMillis());
             assertThat(retry.error()).contains("instance-a could not renew its lease").contains("sleep interrupted");
+            assertThat(retry.attempts()).as("the interrupted attempt is not held against the task").isZero();
+            assertThat(retry.claim()).isEqualTo(4);
         });
+    }
+
+    @Test
+    void aListenerThatThrowsAroundTheHandlerStillEndsTheRunInACompletion() {
+        TaskEvents throwing = new TaskEvents() {
+            @Override
+            public void started(ClaimedTask task, long latenessMillis) {
+                throw new IllegalStateException("listener bug");
+            }
+        };
+        Completion completion = runner(throwing, new JacksonPayloadCodec(JsonMapper.builder().build()))
+            .run(new ClaimedTask(8, "interrupted", null, "null", 0, 1, 3, 0, 1), () -> false);
+        assertThat(completion).isInstanceOfSatisfying(Completion.Retry.class,
+                retry -> assertThat(retry.error()).contains("outside its handler").contains("listener bug"));
+    }
+
+    @Test
+    void aCodecThatThrowsSomethingElseThanABindingFailureDeadLettersTheTaskWithTheReason() {
+        registry.register(new TaskHandler() {
+            @Override
+            public String type() {
+                return "typed";
+            }
+
+            @Override
+            public HandlerSettings settings() {
+                return HandlerSettings.DEFAULTS;
+            }
+
+            @Override
+            public @Nullable Type payloadType() {
+                return String.class;
+            }
+
+            @Override
+            public void handle(@Nullable Object payload, TaskContext context) {
+            }
+
+            @Override
+            public String description() {
+                return "a typed handler";
+            }
+        });
+        PayloadCodec broken = new PayloadCodec() {
+            @Override
+            public String encode(@Nullable Object payload) {
+                return "null";
+            }
+
+            @Override
+            public @Nullable Object decode(String json, Type type) {
+                throw new UnsupportedOperationException("codec bug");
+            }
+        };
+        Completion completion = runner(TaskEvents.NONE, broken)
+            .run(new ClaimedTask(9, "typed", null, "\"x\"", 0, 1, 3, 0, 1), () -> false);
+        assertThat(completion).isInstanceOfSatisfying(Completion.Failed.class,
+                failed -> assertThat(failed.error()).contains("codec bug"));
     }
 }

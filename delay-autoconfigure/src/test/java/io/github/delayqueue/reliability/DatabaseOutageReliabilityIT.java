@@ -82,8 +82,7 @@ class DatabaseOutageReliabilityIT {
                 Instances instances = new Instances(ReliabilityApp.class, journal,
                         "spring.datasource.hikari.connection-timeout=1000",
                         "spring.datasource.hikari.validation-timeout=500")) {
-            String viaProxy = "spring.datasource.url=jdbc:mysql://127.0.0.1:" + proxy.port() + "/"
-                    + instances.database().name();
+            String viaProxy = "spring.datasource.url=" + instances.database().urlThrough(proxy);
             ConfigurableApplicationContext first = instances.start(viaProxy);
             instances.start(viaProxy);
             DelayQueue queue = first.getBean(DelayQueue.class);
@@ -91,9 +90,10 @@ class DatabaseOutageReliabilityIT {
 
             sleep(2_500);
             proxy.cut();
+            // a pooled connection that died with the server may have carried the write: the error says what it knows
             assertThatThrownBy(() -> queue.schedule("rel.work", "during outage", Duration.ZERO))
                 .isInstanceOf(DelayQueueException.class)
-                .hasMessageContaining("Nothing was stored");
+                .satisfies(ex -> assertThat(ex.getMessage()).containsAnyOf("Nothing was stored", "may or may not"));
             sleep(4_000);
             proxy.restore();
             // the pool reconnects in its own time; scheduling works again within seconds
@@ -132,8 +132,8 @@ class DatabaseOutageReliabilityIT {
                         "delay.worker.recovery-interval=200ms", "delay.worker.shutdown-timeout=1s",
                         "spring.datasource.hikari.connection-timeout=1000",
                         "spring.datasource.hikari.validation-timeout=500")) {
-            ConfigurableApplicationContext cutOff = instances.start("spring.datasource.url=jdbc:mysql://127.0.0.1:"
-                    + proxy.port() + "/" + instances.database().name());
+            ConfigurableApplicationContext cutOff = instances
+                .start("spring.datasource.url=" + instances.database().urlThrough(proxy));
             long id = cutOff.getBean(DelayQueue.class).schedule("rel.sleep", 10_000L, Duration.ZERO);
             journal.awaitStarted(id, 10);
             instances.start(); // reaches the database directly

@@ -36,71 +36,52 @@ class ProcessKilledReliabilityIT {
     @Test
     void survivorsFinishTheTasksOfAProcessKilledWithSigkill(@TempDir Path dir) throws Exception {
         Journal journal = new Journal();
-        Path victimJournal = dir.resolve("victim-journal.txt");
-        Path victimLog = dir.resolve("victim.log");
         try (Instances instances = new Instances(ReliabilityApp.class, journal, "delay.worker.lease=3s",
-                "delay.worker.recovery-interval=500ms", "delay.worker.threads=4", "delay.worker.prefetch=8")) {
-            Process victim = startChild(victimJournal, victimLog, instances.properties());
-            try {
-                await("the child instance to start").atMost(90, TimeUnit.SECONDS).pollInterval(200, TimeUnit.MILLISECONDS)
-                    .until(() -> Files.exists(victimLog) && Files.readString(victimLog).contains("READY"));
-                DelayQueue queue = instances.start().getBean(DelayQueue.class);
-                instances.start();
-                List<TaskRequest> requests = new ArrayList<>();
-                for (int i = 0; i < 1000; i++) {
-                    requests.add(TaskRequest.of("rel.sleep", 20 + i % 5 * 20L).delay(Duration.ofMillis(i * 6L))
-                        .build());
-                }
-                List<Long> ids = queue.scheduleAll(requests);
-
-                Thread.sleep(2_000);
-                JdbcTemplate jdbc = new JdbcTemplate(instances.database().dataSource());
-                // killed at a moment a handler of its runs
-                await().atMost(10, TimeUnit.SECONDS).pollInterval(5, TimeUnit.MILLISECONDS)
-                    .until(() -> runningIn(jdbc, victimJournal));
-                victim.destroyForcibly(); // SIGKILL
-                assertThat(victim.waitFor(30, TimeUnit.SECONDS)).as("the child died").isTrue();
-                long killedAt = System.currentTimeMillis();
-
-                await().atMost(60, TimeUnit.SECONDS).pollInterval(500, TimeUnit.MILLISECONDS)
-                    .until(() -> jdbc.queryForObject("SELECT COUNT(*) FROM delay_task WHERE status = 'SUCCEEDED'",
-                            Integer.class) == ids.size());
-                journal.merge(victimJournal, killedAt);
-                assertThat(journal.all()).as("starts in the killed process").anyMatch(s -> s.instance().equals(VICTIM));
-                // what it held was run by the others, only after its lease ran out
-                List<Journal.Start> rerun = journal.all().stream()
-                    .filter(s -> !s.instance().equals(VICTIM))
-                    .filter(s -> journal.startsOf(s.taskId()).stream()
-                        .anyMatch(o -> o.instance().equals(VICTIM) && o.startedAt() < s.startedAt()))
-                    .toList();
-                assertThat(rerun).isNotEmpty()
-                    .allSatisfy(s -> assertThat(s.startedAt()).isGreaterThanOrEqualTo(killedAt + LEASE_MILLIS - 1_000));
-                Verdict.assertKept(journal, ids, LEASE_MILLIS + 3_000, 0);
+                "delay.worker.recovery-interval=500ms", "delay.worker.threads=4", "delay.worker.prefetch=8");
+                ChildProcess victim = ChildProcess.start(dir, VICTIM, instances.properties())) {
+            Path victimJournal = victim.journal();
+            DelayQueue queue = instances.start().getBean(DelayQueue.class);
+            instances.start();
+            List<TaskRequest> requests = new ArrayList<>();
+            for (int i = 0; i < 1000; i++) {
+                requests.add(TaskRequest.of("rel.sleep", 20 + i % 5 * 20L).delay(Duration.ofMillis(i * 6L))
+                    .build());
             }
-            finally {
-                victim.destroyForcibly();
-            }
+            List<Long> ids = queue.scheduleAll(requests);
+
+            Thread.sleep(2_000);
+            JdbcTemplate jdbc = new JdbcTemplate(instances.database().dataSource());
+            // killed at a moment a handler of its runs
+            await().atMost(10, TimeUnit.SECONDS).pollInterval(5, TimeUnit.MILLISECONDS)
+                .until(() -> runningIn(jdbc, victimJournal));
+            victim.kill(); // SIGKILL
+            long killedAt = System.currentTimeMillis();
+
+            await().atMost(60, TimeUnit.SECONDS).pollInterval(500, TimeUnit.MILLISECONDS)
+                .until(() -> jdbc.queryForObject("SELECT COUNT(*) FROM delay_task WHERE status = 'SUCCEEDED'",
+                        Integer.class) == ids.size());
+            journal.merge(victimJournal, killedAt);
+            assertThat(journal.all()).as("starts in the killed process")
+                .anyMatch(s -> s.instance().startsWith(VICTIM + ":"));
+            // what it held was run by the others, only after its lease ran out
+            List<Journal.Start> rerun = journal.all().stream()
+                .filter(s -> !s.instance().startsWith(VICTIM + ":"))
+                .filter(s -> journal.startsOf(s.taskId()).stream()
+                    .anyMatch(o -> o.instance().startsWith(VICTIM + ":") && o.startedAt() < s.startedAt()))
+                .toList();
+            assertThat(rerun).isNotEmpty()
+                .allSatisfy(s -> assertThat(s.startedAt()).isGreaterThanOrEqualTo(killedAt + LEASE_MILLIS - 1_000));
+            Verdict.assertKept(journal, ids, LEASE_MILLIS + 3_000, 0);
         }
     }
 
     /** Whether a task the child holds has a start in its journal and no end yet. */
     private static boolean runningIn(JdbcTemplate jdbc, Path journal) throws IOException {
         List<String> lines = Files.readAllLines(journal);
-        return jdbc.queryForList("SELECT id FROM delay_task WHERE status = 'RUNNING' AND owner = ?", Long.class, VICTIM)
+        return jdbc.queryForList("SELECT id FROM delay_task WHERE status = 'RUNNING' AND owner LIKE ?", Long.class,
+                VICTIM + ":%")
             .stream()
             .anyMatch(id -> lines.stream().anyMatch(line -> line.startsWith("S " + id + " "))
                     && lines.stream().noneMatch(line -> line.startsWith("E " + id + " ")));
-    }
-
-    private static Process startChild(Path journal, Path log, List<String> properties) throws IOException {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(ChildInstance.class.getName());
-        command.add(journal.toString());
-        command.addAll(properties);
-        command.add("delay.instance-id=" + VICTIM);
-        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     }
 }

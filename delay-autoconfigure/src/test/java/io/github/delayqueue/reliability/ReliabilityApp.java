@@ -3,6 +3,8 @@ package io.github.delayqueue.reliability;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 
+import javax.sql.DataSource;
+
 import io.github.delayqueue.api.DelayedHandler;
 import io.github.delayqueue.api.EnableDelayQueue;
 import io.github.delayqueue.api.TaskContext;
@@ -13,6 +15,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * The application the fault suite runs: handlers that write every start and end to the test's {@link Journal},
@@ -28,8 +31,9 @@ public class ReliabilityApp {
     }
 
     @Bean
-    Handlers reliabilityHandlers(Journal journal, ObjectProvider<DelayQueueEngine> engine) {
-        return new Handlers(journal, engine);
+    Handlers reliabilityHandlers(Journal journal, ObjectProvider<DelayQueueEngine> engine,
+            ObjectProvider<DataSource> dataSource) {
+        return new Handlers(journal, engine, dataSource);
     }
 
     /** Handlers by behaviour. */
@@ -45,9 +49,12 @@ public class ReliabilityApp {
 
         private final ObjectProvider<DelayQueueEngine> engine;
 
-        Handlers(Journal journal, ObjectProvider<DelayQueueEngine> engine) {
+        private final ObjectProvider<DataSource> dataSource;
+
+        Handlers(Journal journal, ObjectProvider<DelayQueueEngine> engine, ObjectProvider<DataSource> dataSource) {
             this.journal = journal;
             this.engine = engine;
+            this.dataSource = dataSource;
         }
 
         private String instance() {
@@ -79,6 +86,39 @@ public class ReliabilityApp {
             finally {
                 start.end();
             }
+        }
+
+        /** One at a time per instance, and never retried: what is claimed waits, and a lost task is dead. */
+        @DelayedHandler(type = "rel.single", maxAttempts = 1, concurrency = 1)
+        void single(long millis, TaskContext context) throws InterruptedException {
+            sleep(millis, context);
+        }
+
+        /**
+         * Runs for the payload's milliseconds and guards its writes with the fencing token, as a handler should: a
+         * row {@code rel_fence(task_id, token)} the test created holds the highest token that wrote, and every write
+         * attempt is logged in {@code rel_fence_log(task_id, token, instance, accepted)}. It writes when it starts
+         * and again when it ends, interrupted or not.
+         */
+        @DelayedHandler(type = "rel.fenced", maxAttempts = 5)
+        void fenced(long millis, TaskContext context) throws InterruptedException {
+            Journal.Start start = journal.record(instance(), context, millis);
+            try {
+                fencedWrite(context);
+                Thread.sleep(millis);
+            }
+            finally {
+                start.end();
+                fencedWrite(context);
+            }
+        }
+
+        private void fencedWrite(TaskContext context) {
+            JdbcTemplate jdbc = new JdbcTemplate(dataSource.getObject());
+            int accepted = jdbc.update("UPDATE rel_fence SET token = ? WHERE task_id = ? AND token <= ?",
+                    context.fencingToken(), context.id(), context.fencingToken());
+            jdbc.update("INSERT INTO rel_fence_log (task_id, token, instance, accepted) VALUES (?, ?, ?, ?)",
+                    context.id(), context.fencingToken(), instance(), accepted);
         }
 
         @DelayedHandler(type = "rel.typed")

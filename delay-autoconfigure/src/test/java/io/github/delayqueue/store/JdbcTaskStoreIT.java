@@ -62,8 +62,8 @@ class JdbcTaskStoreIT {
         return store.insert(tasks, now).stream().map(InsertedTask::id).toList();
     }
 
-    private static Claim claim(String owner) {
-        return new Claim(owner, now + 30_000, now);
+    private static Lease claim(String owner) {
+        return new Lease(owner, now + 30_000, now);
     }
 
     @Test
@@ -128,57 +128,92 @@ class JdbcTaskStoreIT {
     }
 
     @Test
-    void finishingOnlyTouchesRowsTheOwnerStillHolds() {
+    void finishingOnlyTouchesTheClaimsStillHeld() {
         List<Long> ids = insert(3, "finish", now - 1);
-        store.claimIds(ids, now, claim("a"));
-        // another instance recovered ids[0] meanwhile and owns it now
-        jdbc.update("UPDATE delay_task SET owner = 'b' WHERE id = ?", ids.get(0));
+        List<ClaimedTask> claimed = store.claimIds(ids, now, claim("a"));
+        // ids[0]'s lease ran out, and another instance recovered and claimed it again meanwhile
+        jdbc.update("UPDATE delay_task SET owner = 'b', claims = claims + 1 WHERE id = ?", ids.get(0));
 
-        store.finish("a", List.of(new Completion.Succeeded(ids.get(0)), new Completion.Succeeded(ids.get(1)),
-                new Completion.Failed(ids.get(2), "x".repeat(5000))), now);
+        store.finish(List.of(new Completion.Succeeded(ids.get(0), claimed.get(0).claim()),
+                new Completion.Succeeded(ids.get(1), claimed.get(1).claim()),
+                new Completion.Failed(ids.get(2), claimed.get(2).claim(), 1, "x".repeat(5000))), now);
 
         assertThat(status(ids.get(0))).isEqualTo("RUNNING");
         assertThat(status(ids.get(1))).isEqualTo("SUCCEEDED");
         assertThat(status(ids.get(2))).isEqualTo("FAILED");
         assertThat(jdbc.queryForObject("SELECT CHAR_LENGTH(last_error) FROM delay_task WHERE id = ?", Integer.class,
                 ids.get(2))).isEqualTo(JdbcTaskStore.MAX_ERROR_LENGTH);
+        assertThat(attempts(ids.get(1))).as("a success counts its attempt").isEqualTo(1);
     }
 
     @Test
-    void releaseUndoesTheClaimAndItsAttempt() {
-        List<Long> ids = insert(2, "release", now - 1);
+    void anAttemptCountsWhenItsHandlerStartsNotWhenItIsClaimed() {
+        List<Long> ids = insert(2, "start", now - 1);
         List<ClaimedTask> claimed = store.claimIds(ids, now, claim("a"));
         assertThat(claimed).extracting(ClaimedTask::attempt).containsOnly(1);
+        assertThat(claimed).extracting(ClaimedTask::claim).containsOnly(1L);
+        assertThat(attempts(ids.get(0))).isZero();
 
-        store.release("a", Map.of(ids.get(0), TaskStatus.QUEUED, ids.get(1), TaskStatus.SCHEDULED), now);
+        store.markStarted(List.of(claimed.get(0).claimId()), now);
+        store.markStarted(List.of(claimed.get(0).claimId()), now); // a retried write counts once
+        store.finish(List.of(new Completion.Succeeded(ids.get(0), 1)), now);
+
+        assertThat(attempts(ids.get(0))).isEqualTo(1);
+        assertThat(attempts(ids.get(1))).isZero();
+    }
+
+    @Test
+    void releaseHandsBackUnstartedClaimsUncounted() {
+        List<Long> ids = insert(3, "release", now - 1);
+        List<ClaimedTask> claimed = store.claimIds(ids, now, claim("a"));
+        store.markStarted(List.of(claimed.get(2).claimId()), now);
+
+        store.release(Map.of(claimed.get(0).claimId(), TaskStatus.QUEUED, claimed.get(1).claimId(),
+                TaskStatus.SCHEDULED, claimed.get(2).claimId(), TaskStatus.QUEUED), now);
 
         assertThat(status(ids.get(0))).isEqualTo("QUEUED");
         assertThat(status(ids.get(1))).isEqualTo("SCHEDULED");
+        assertThat(status(ids.get(2))).as("a started claim is not handed back").isEqualTo("RUNNING");
         assertThat(jdbc.queryForList("SELECT attempts FROM delay_task WHERE id IN (?, ?)", Integer.class, ids.get(0),
                 ids.get(1))).containsOnly(0);
         assertThat(jdbc.queryForList("SELECT owner FROM delay_task WHERE id IN (?, ?)", String.class, ids.get(0),
                 ids.get(1))).containsOnlyNulls();
+        List<ClaimedTask> again = store.claimIds(ids.subList(0, 2), now, claim("b"));
+        assertThat(again).extracting(ClaimedTask::claim).containsOnly(2L);
+        assertThat(again).extracting(ClaimedTask::attempt).containsOnly(1);
     }
 
     @Test
-    void leasesAreExtendedOnlyForTheOwnersRunningRowsAndExpiredOnesAreRecovered() {
-        List<Long> ids = insert(2, "lease", now - 1);
-        store.claimIds(ids, now, new Claim("a", now + 1000, now));
-        assertThat(store.extendLeases("a", ids, now + 60_000, now)).isEqualTo(2);
-        assertThat(store.extendLeases("someone-else", ids, now + 60_000, now)).isZero();
+    void leasesAreExtendedOnlyForClaimsStillHeldAndExpiredOnesAreRecovered() {
+        List<Long> ids = insert(3, "lease", now - 1);
+        List<ClaimedTask> claimed = store.claimIds(ids, now, new Lease("a", now + 1000, now));
+        List<ClaimId> claims = claimed.stream().map(ClaimedTask::claimId).toList();
+        assertThat(store.extendLeases(claims, now + 60_000, now)).containsExactlyInAnyOrderElementsOf(claims);
+        // ids[2] was taken over by another instance: its claim number moved on
+        jdbc.update("UPDATE delay_task SET owner = 'b', claims = claims + 1 WHERE id = ?", ids.get(2));
+        assertThat(store.extendLeases(claims, now + 60_000, now)).containsExactlyInAnyOrder(claims.get(0),
+                claims.get(1));
 
-        jdbc.update("UPDATE delay_task SET lease_until = ? WHERE id = ?", now - 5, ids.get(0));
+        store.markStarted(List.of(claims.get(1)), now);
+        jdbc.update("UPDATE delay_task SET lease_until = ? WHERE id IN (?, ?)", now - 5, ids.get(0), ids.get(1));
         List<ExpiredLease> seen = new ArrayList<>();
         List<Completion> recovered = store.recoverExpiredLeases(now, 100, lease -> {
             seen.add(lease);
-            return new Completion.Retry(lease.id(), TaskStatus.SCHEDULED, lease.dueAt(), "lease expired");
+            return new Completion.Retry(lease.id(), lease.claim(), TaskStatus.SCHEDULED, lease.dueAt(),
+                    lease.attempts(), "lease expired");
         });
 
-        assertThat(seen).extracting(ExpiredLease::id).containsExactly(ids.get(0));
+        assertThat(seen).extracting(ExpiredLease::id).containsExactlyInAnyOrder(ids.get(0), ids.get(1));
+        assertThat(seen).filteredOn(l -> l.id() == ids.get(0)).singleElement()
+            .satisfies(l -> assertThat(l.started()).isFalse());
+        assertThat(seen).filteredOn(l -> l.id() == ids.get(1)).singleElement()
+            .satisfies(l -> assertThat(l.started()).isTrue())
+            .satisfies(l -> assertThat(l.attempts()).isEqualTo(1));
         assertThat(seen.get(0).owner()).isEqualTo("a");
-        assertThat(recovered).hasSize(1);
+        assertThat(recovered).hasSize(2);
         assertThat(status(ids.get(0))).isEqualTo("SCHEDULED");
-        assertThat(status(ids.get(1))).isEqualTo("RUNNING");
+        assertThat(status(ids.get(1))).isEqualTo("SCHEDULED");
+        assertThat(status(ids.get(2))).isEqualTo("RUNNING");
     }
 
     @Test
@@ -227,6 +262,10 @@ class JdbcTaskStoreIT {
         assertThat(store.find(ids.get(0))).isEmpty();
         assertThat(store.find(ids.get(1))).isPresent();
         assertThat(store.find(ids.get(2))).isPresent();
+    }
+
+    private static int attempts(long id) {
+        return jdbc.queryForObject("SELECT attempts FROM delay_task WHERE id = ?", Integer.class, id);
     }
 
     private static String status(long id) {

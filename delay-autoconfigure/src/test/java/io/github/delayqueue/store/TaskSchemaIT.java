@@ -20,18 +20,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The queue's own Flyway creates the task table on the real database, once, however many instances start. */
 class TaskSchemaIT {
 
+    /** The migrations in {@code db/delay/migration}. */
+    private static final int MIGRATIONS = 2;
+
     @Test
     void createsTheTaskTableWithItsColumnsAndIndexes() {
         TestDatabase db = TestServices.newDatabase();
         DataSource dataSource = db.dataSource();
-        assertThat(new TaskSchema(dataSource, "delay_task", "delay_schema_history").migrate()).isEqualTo(1);
+        assertThat(new TaskSchema(dataSource, "delay_task", "delay_schema_history").migrate()).isEqualTo(MIGRATIONS);
 
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
         List<String> columns = jdbc.queryForList("SELECT column_name FROM information_schema.columns "
                 + "WHERE table_schema = ? AND table_name = 'delay_task' ORDER BY ordinal_position", String.class,
                 db.name());
         assertThat(columns).containsExactly("id", "task_type", "task_key", "payload", "due_at", "status", "attempts",
-                "max_attempts", "owner", "lease_until", "last_error", "created_at", "updated_at");
+                "max_attempts", "claims", "owner", "lease_until", "started_at", "last_error", "created_at",
+                "updated_at");
         List<String> statusIndex = jdbc.queryForList("SELECT column_name FROM information_schema.statistics "
                 + "WHERE table_schema = ? AND table_name = 'delay_task' AND index_name = 'delay_task_status_due' "
                 + "ORDER BY seq_in_index", String.class, db.name());
@@ -41,6 +45,8 @@ class TaskSchemaIT {
                 + "AND non_unique = 0 ORDER BY seq_in_index", String.class, db.name());
         assertThat(uniqueKey).containsExactly("task_type", "task_key");
         assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM delay_schema_history WHERE success = 1 AND version = '1'",
+                Integer.class)).isEqualTo(1);
+        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM delay_schema_history WHERE success = 1 AND version = '2'",
                 Integer.class)).isEqualTo(1);
     }
 
@@ -70,7 +76,7 @@ class TaskSchemaIT {
                 for (Future<Integer> result : pool.invokeAll(starts)) {
                     applied += result.get();
                 }
-                assertThat(applied).as("migrations applied in round %d", round).isEqualTo(1);
+                assertThat(applied).as("migrations applied in round %d", round).isEqualTo(MIGRATIONS);
             }
         }
         finally {

@@ -1,6 +1,6 @@
 package io.github.delayqueue.test;
 
-/** Rewrites a MySQL JDBC URL to select another database, keeping host, port and parameters. */
+/** Rewrites a MySQL or MariaDB JDBC URL to select another database, keeping host, port and parameters. */
 final class JdbcUrls {
 
     private JdbcUrls() {
@@ -9,7 +9,7 @@ final class JdbcUrls {
     static String withDatabase(String url, String database) {
         int hostStart = url.indexOf("//");
         if (hostStart < 0) {
-            throw new IllegalArgumentException("Not a jdbc:mysql://host:port/ URL: " + url);
+            throw new IllegalArgumentException("Not a jdbc:mysql:// or jdbc:mariadb://host:port/ URL: " + url);
         }
         int query = url.indexOf('?', hostStart);
         String base = query < 0 ? url : url.substring(0, query);

@@ -12,8 +12,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A loopback TCP proxy in front of a real service, for fault tests: {@link #cut()} drops every connection and
- * refuses new ones (the service is "down"); {@link #restore()} accepts again on the same port. Nothing but bytes
- * passes through it, so the client talks to the real server.
+ * refuses new ones (the service is "down"); {@link #restore()} accepts again on the same port; {@link #freeze()}
+ * keeps the connections open but holds every byte until {@link #thaw()} (a stalled server, or a network that drops
+ * packets without a reset). Nothing but bytes passes through it, so the client talks to the real server.
  */
 public final class TcpProxy implements AutoCloseable {
 
@@ -26,6 +27,12 @@ public final class TcpProxy implements AutoCloseable {
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
 
     private volatile ServerSocket listener;
+
+    private final Object gate = new Object();
+
+    private final Set<Link> links = ConcurrentHashMap.newKeySet();
+
+    private boolean frozen;
 
     public TcpProxy(String targetHost, int targetPort) {
         this.targetHost = targetHost;
@@ -58,6 +65,42 @@ public final class TcpProxy implements AutoCloseable {
         }
     }
 
+    /** Holds every byte in both directions, on every connection, until {@link #thaw()}. */
+    public void freeze() {
+        synchronized (gate) {
+            frozen = true;
+        }
+    }
+
+    /** Lets the bytes held since {@link #freeze()} through, late. */
+    public void thaw() {
+        synchronized (gate) {
+            frozen = false;
+            gate.notifyAll();
+        }
+    }
+
+    private void passGate() throws InterruptedException {
+        synchronized (gate) {
+            while (frozen) {
+                gate.wait();
+            }
+        }
+    }
+
+    /**
+     * Turns every current connection into a half-open one, as a network partition or a failover without a reset
+     * does: the server side is closed, while the client side stays open and hears nothing, ever. New connections
+     * work normally.
+     */
+    public void blackhole() {
+        for (Link link : links) {
+            link.blackholed = true;
+            closeQuietly(link.upstream);
+        }
+        links.clear();
+    }
+
     /** Drops the current connections but keeps accepting new ones: a server-side kill of every session. */
     public void dropConnections() {
         for (Socket socket : sockets) {
@@ -68,6 +111,7 @@ public final class TcpProxy implements AutoCloseable {
 
     @Override
     public void close() {
+        thaw();
         cut();
     }
 
@@ -93,8 +137,10 @@ public final class TcpProxy implements AutoCloseable {
                     upstream.setTcpNoDelay(true);
                     sockets.add(client);
                     sockets.add(upstream);
-                    pump(client, upstream);
-                    pump(upstream, client);
+                    Link link = new Link(client, upstream);
+                    links.add(link);
+                    pump(link, client, upstream);
+                    pump(link, upstream, client);
                 }
                 catch (IOException ex) {
                     // listener closed by cut(), or the target refused: the client sees a closed connection
@@ -105,12 +151,16 @@ public final class TcpProxy implements AutoCloseable {
         thread.start();
     }
 
-    private void pump(Socket from, Socket to) {
+    private void pump(Link link, Socket from, Socket to) {
         Thread thread = new Thread(() -> {
             byte[] buffer = new byte[16 * 1024];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int read;
                 while ((read = in.read(buffer)) >= 0) {
+                    passGate();
+                    if (link.blackholed) {
+                        continue; // swallowed, as a partitioned network does
+                    }
                     out.write(buffer, 0, read);
                     out.flush();
                 }
@@ -118,15 +168,36 @@ public final class TcpProxy implements AutoCloseable {
             catch (IOException ex) {
                 // one side went away
             }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
             finally {
-                closeQuietly(from);
-                closeQuietly(to);
-                sockets.remove(from);
-                sockets.remove(to);
+                if (!link.blackholed) {
+                    closeQuietly(from);
+                    closeQuietly(to);
+                    sockets.remove(from);
+                    sockets.remove(to);
+                    links.remove(link);
+                }
             }
         }, "tcp-proxy-pump");
         thread.setDaemon(true);
         thread.start();
+    }
+
+    /** One proxied connection: the client's socket and the one to the server. */
+    private static final class Link {
+
+        final Socket client;
+
+        final Socket upstream;
+
+        volatile boolean blackholed;
+
+        Link(Socket client, Socket upstream) {
+            this.client = client;
+            this.upstream = upstream;
+        }
     }
 
     private static void closeQuietly(AutoCloseable closeable) {

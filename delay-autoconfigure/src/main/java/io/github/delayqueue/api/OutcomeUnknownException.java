@@ -1,0 +1,13 @@
+package io.github.delayqueue.api;
+
+/**
+ * The connection to the database failed while it was committing a change, so the change may or may not have been
+ * applied. For {@code schedule}: the task may exist. Retry with a key ({@link TaskRequest.Builder#key}): a task
+ * with the same type and key is never stored twice, and the retry returns the one that exists.
+ */
+public class OutcomeUnknownException extends DelayQueueException {
+
+    public OutcomeUnknownException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

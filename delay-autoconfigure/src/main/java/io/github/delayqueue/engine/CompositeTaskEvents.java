@@ -1,0 +1,71 @@
+package io.github.delayqueue.engine;
+
+import java.util.List;
+import java.util.function.Consumer;
+
+import io.github.delayqueue.store.ClaimedTask;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** {@link TaskEvents#composite}: forwards each event to every listener, isolating them from one another. */
+final class CompositeTaskEvents implements TaskEvents {
+
+    private static final Logger log = LoggerFactory.getLogger(TaskEvents.class);
+
+    private final List<TaskEvents> listeners;
+
+    CompositeTaskEvents(List<TaskEvents> listeners) {
+        this.listeners = List.copyOf(listeners);
+    }
+
+    private void each(String event, Consumer<TaskEvents> call) {
+        for (TaskEvents listener : listeners) {
+            try {
+                call.accept(listener);
+            }
+            catch (RuntimeException ex) {
+                log.warn("TaskEvents listener {} failed on {}; the task goes on", listener, event, ex);
+            }
+        }
+    }
+
+    @Override
+    public void scheduled(String type) {
+        each("scheduled", l -> l.scheduled(type));
+    }
+
+    @Override
+    public void cancelled(String type) {
+        each("cancelled", l -> l.cancelled(type));
+    }
+
+    @Override
+    public void started(ClaimedTask task, long latenessMillis) {
+        each("started", l -> l.started(task, latenessMillis));
+    }
+
+    @Override
+    public void finished(ClaimedTask task, Outcome outcome, long durationNanos) {
+        each("finished", l -> l.finished(task, outcome, durationNanos));
+    }
+
+    @Override
+    public void claimConflicts(int count) {
+        each("claimConflicts", l -> l.claimConflicts(count));
+    }
+
+    @Override
+    public void migrated(int count) {
+        each("migrated", l -> l.migrated(count));
+    }
+
+    @Override
+    public void recovered(RecoveryReason reason, int count) {
+        each("recovered", l -> l.recovered(reason, count));
+    }
+
+    @Override
+    public void indexAvailability(boolean available) {
+        each("indexAvailability", l -> l.indexAvailability(available));
+    }
+}

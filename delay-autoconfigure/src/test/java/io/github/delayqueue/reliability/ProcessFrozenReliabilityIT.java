@@ -1,0 +1,106 @@
+package io.github.delayqueue.reliability;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.github.delayqueue.api.DelayQueue;
+import io.github.delayqueue.api.TaskRequest;
+import io.github.delayqueue.it.Instances;
+import io.github.delayqueue.it.Journal;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * An instance in a JVM of its own is frozen with SIGSTOP for longer than its lease while its handlers (longer than
+ * the lease) run and more of its tasks wait: a stalled process (GC pause, throttled container, paused VM) cannot stop
+ * itself, so another instance takes the tasks over after the lease and runs them. On waking, the frozen instance
+ * must interrupt its handlers at once and start none of the waiting tasks, and the fencing token lets a handler's
+ * own writes refuse the stale run.
+ */
+@Tag("reliability")
+class ProcessFrozenReliabilityIT {
+
+    private static final long LEASE_MILLIS = 3_000;
+
+    /** What the victim holds: two threads' worth running and, with the smallest prefetch, two waiting. */
+    private static final int TASKS = 4;
+
+    /** How soon after waking the stale runs must have ended: the lease guard runs every lease/10, plus slack. */
+    private static final long WAKE_BOUND_MILLIS = 2_000;
+
+    @Test
+    void aFrozenInstanceStopsItsStaleRunsAtOnceOnWakingAndTheirWritesAreFenced(@TempDir Path dir) throws Exception {
+        Journal journal = new Journal();
+        try (Instances instances = new Instances(ReliabilityApp.class, journal, "delay.worker.lease=3s",
+                "delay.worker.recovery-interval=500ms", "delay.worker.threads=2", "delay.worker.prefetch=4")) {
+            JdbcTemplate jdbc = new JdbcTemplate(instances.database().dataSource());
+            DelayQueue producer = instances.start("delay.worker.enabled=false").getBean(DelayQueue.class);
+            producer.schedule("rel.work", "the schema exists", Duration.ofDays(1));
+            jdbc.execute("CREATE TABLE rel_fence (task_id BIGINT PRIMARY KEY, token BIGINT NOT NULL)");
+            jdbc.execute("CREATE TABLE rel_fence_log (seq BIGINT AUTO_INCREMENT PRIMARY KEY, task_id BIGINT NOT NULL, "
+                    + "token BIGINT NOT NULL, instance VARCHAR(128) NOT NULL, accepted INT NOT NULL)");
+            try (ChildProcess victim = ChildProcess.start(dir, "victim", instances.properties())) {
+                List<TaskRequest> requests = new ArrayList<>();
+                for (int i = 0; i < TASKS; i++) {
+                    requests.add(TaskRequest.of("rel.fenced", 12_000L).delay(Duration.ofMillis(500)).build());
+                }
+                List<Long> ids = producer.scheduleAll(requests);
+                for (long id : ids) {
+                    jdbc.update("INSERT INTO rel_fence VALUES (?, 0)", id);
+                }
+                // two handlers run on the victim, the other two wait there, claimed
+                await().atMost(20, TimeUnit.SECONDS)
+                    .until(() -> victim.journalLines().stream().filter(l -> l.startsWith("S ")).count() == 2);
+                await().atMost(10, TimeUnit.SECONDS).until(() -> jdbc.queryForObject(
+                        "SELECT COUNT(*) FROM delay_task WHERE status = 'RUNNING' AND owner LIKE 'victim:%'",
+                        Integer.class) == TASKS);
+                instances.start("delay.worker.threads=8");
+
+                victim.freeze();
+                long frozenAt = System.currentTimeMillis();
+                await().atMost(30, TimeUnit.SECONDS).until(() -> journal.startedIds().size() == TASKS);
+                sleep(Math.max(0, frozenAt + 2 * LEASE_MILLIS - System.currentTimeMillis()));
+                victim.resume();
+                long wokeAt = System.currentTimeMillis();
+
+                await().atMost(60, TimeUnit.SECONDS).until(() -> jdbc.queryForObject(
+                        "SELECT COUNT(*) FROM delay_task WHERE status = 'SUCCEEDED' AND task_type = 'rel.fenced'",
+                        Integer.class) == TASKS);
+                Journal victimRuns = new Journal();
+                victimRuns.merge(victim.journal(), Long.MAX_VALUE);
+                assertThat(victimRuns.all()).as("runs on the victim").hasSize(2);
+                assertThat(victimRuns.all()).allSatisfy(run -> {
+                    assertThat(run.startedAt()).as("started before the freeze").isLessThan(frozenAt);
+                    assertThat(run.endedAt()).as("ended (interrupted) at once on waking")
+                        .isBetween(wokeAt - 50, wokeAt + WAKE_BOUND_MILLIS);
+                });
+                for (Journal.Start stale : victimRuns.all()) {
+                    List<Integer> accepted = jdbc.queryForList("SELECT accepted FROM rel_fence_log WHERE task_id = ? "
+                            + "AND instance LIKE 'victim:%' ORDER BY seq", Integer.class, stale.taskId());
+                    assertThat(accepted).as("the stale run's writes: accepted at its start, refused at its end")
+                        .containsExactly(1, 0);
+                }
+                assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM rel_fence_log WHERE instance NOT LIKE 'victim:%' "
+                        + "AND accepted = 0", Integer.class)).as("the new runs' refused writes").isZero();
+            }
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
