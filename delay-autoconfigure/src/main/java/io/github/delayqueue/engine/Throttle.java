@@ -23,7 +23,7 @@ final class Throttle {
         this.what = what;
     }
 
-    synchronized void failed(Exception ex) {
+    synchronized void failed(Throwable ex) {
         long now = System.currentTimeMillis();
         failures++;
         if (failures == 1 || now - lastLogged >= QUIET_MILLIS) {
