@@ -494,7 +494,10 @@ public class DelayQueueProperties {
          */
         private ClockSource source = ClockSource.DATABASE;
 
-        /** How often the offset to the database clock is measured again. */
+        /**
+         * How often the offset to the database clock is measured again. It is also measured 1s and 10s after
+         * start, and every second while it fails.
+         */
         private Duration alignInterval = Duration.ofMinutes(1);
 
         public ClockSource getSource() {

@@ -68,7 +68,7 @@ public final class TaskValidator {
         checkText("payload of task type '" + type + "'", json, true); // JSON escapes control characters
     }
 
-    /** The due time in epoch milliseconds; a past time means now. */
+    /** The due time in epoch milliseconds, due instants taken as they are; a past time means now. */
     public long dueAt(TaskRequest request, long now) {
         if (request.dueAt() != null) {
             return dueAt(request.dueAt(), now);
@@ -77,17 +77,44 @@ public final class TaskValidator {
         return delay == null ? now : dueAfter(delay, now);
     }
 
+    /**
+     * The due time on the queue's clock in epoch milliseconds; a past time means now. {@code now} should be the
+     * clock's {@link QueueClock#latestNow()}, and a due instant, read on the application's clock, is converted with
+     * {@link QueueClock#toQueueMillis(Instant)}: either way the task never falls due early.
+     */
+    public long dueAt(TaskRequest request, long now, QueueClock clock) {
+        if (request.dueAt() != null) {
+            return dueAt(request.dueAt(), now, clock);
+        }
+        Duration delay = request.delay();
+        return delay == null ? now : dueAfter(delay, now);
+    }
+
     public long dueAt(@Nullable Instant dueAt, long now) {
+        Instant due = checkDueAt(dueAt);
+        if (due.getEpochSecond() < 0) {
+            return now; // before 1970: in the past, so due now
+        }
+        return Math.max(due.toEpochMilli(), now);
+    }
+
+    /** {@link #dueAt(TaskRequest, long, QueueClock)} for a due instant alone. */
+    public long dueAt(@Nullable Instant dueAt, long now, QueueClock clock) {
+        Instant due = checkDueAt(dueAt);
+        if (due.getEpochSecond() < 0) {
+            return now; // before 1970: in the past, so due now
+        }
+        return Math.max(clock.toQueueMillis(due), now);
+    }
+
+    private static Instant checkDueAt(@Nullable Instant dueAt) {
         if (dueAt == null) {
             throw new IllegalArgumentException("due time must not be null");
         }
         if (dueAt.isAfter(MAX_DUE)) {
             throw new IllegalArgumentException("due time " + dueAt + " is after the latest accepted, " + MAX_DUE);
         }
-        if (dueAt.getEpochSecond() < 0) {
-            return now; // before 1970: in the past, so due now
-        }
-        return Math.max(dueAt.toEpochMilli(), now);
+        return dueAt;
     }
 
     public long dueAfter(@Nullable Duration delay, long now) {

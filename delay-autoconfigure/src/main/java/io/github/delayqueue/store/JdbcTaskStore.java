@@ -492,11 +492,16 @@ public class JdbcTaskStore implements TaskStore {
 
     @Override
     public long currentTimeMillis() {
-        Long millis = jdbc.queryForObject(sql(TaskSql.DATABASE_TIME), Long.class);
-        if (millis == null) {
+        return Math.floorDiv(currentTimeMicros(), 1000);
+    }
+
+    @Override
+    public long currentTimeMicros() {
+        Long micros = jdbc.queryForObject(TaskSql.DATABASE_TIME, Long.class);
+        if (micros == null) {
             throw new IllegalStateException("The database returned no current time");
         }
-        return millis;
+        return micros;
     }
 
     @Override
