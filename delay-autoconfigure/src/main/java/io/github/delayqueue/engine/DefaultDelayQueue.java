@@ -199,8 +199,8 @@ public class DefaultDelayQueue implements DelayQueue {
 
     @Override
     public Optional<TaskView> find(String type, String key) {
-        requireArgument(type, "type");
-        requireArgument(key, "key");
+        validator.checkType(type);
+        validator.checkKey(requireArgument(key, "key"));
         return storage("find task " + type + "/" + key, () -> store.find(type, key));
     }
 

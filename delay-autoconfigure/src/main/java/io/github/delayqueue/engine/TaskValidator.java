@@ -35,6 +35,7 @@ public final class TaskValidator {
                     + JdbcTaskStore.MAX_TYPE_LENGTH + ": '" + type.substring(0, 40) + "...'");
         }
         checkText("task type", type, false);
+        checkNoTrailingSpace("task type", type, "remove the trailing spaces");
     }
 
     public void checkKey(@Nullable String key) {
@@ -49,6 +50,7 @@ public final class TaskValidator {
                     + JdbcTaskStore.MAX_KEY_LENGTH + "; use a shorter business key or a hash of it");
         }
         checkText("task key", key, false);
+        checkNoTrailingSpace("task key", key, "strip the key, or encode it (hex, Base64) if the spaces matter");
     }
 
     public void checkMaxAttempts(@Nullable Integer maxAttempts) {
@@ -130,6 +132,19 @@ public final class TaskValidator {
                     + MAX_DUE);
         }
         return now + delay.toMillis();
+    }
+
+    /**
+     * The type and key columns use a PAD SPACE collation ({@code utf8mb4_bin} on MySQL 8 and MariaDB): the database
+     * compares them as if trailing spaces were not there, so {@code "k "} would find, cancel or collide with the task
+     * of {@code "k"}, while Java holds them apart.
+     */
+    private static void checkNoTrailingSpace(String what, String text, String advice) {
+        if (text.endsWith(" ")) {
+            throw new IllegalArgumentException(what + " '" + text + "' ends with a space: the database compares "
+                    + what + "s ignoring trailing spaces, so it would be the same " + what + " as '"
+                    + text.replaceAll(" +$", "") + "'; " + advice);
+        }
     }
 
     /**

@@ -16,8 +16,9 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
-/** What the queue hands the store: due times on the queue clock, never early. */
+/** What the queue hands the store: due times on the queue clock, never early; keys the database would confuse, refused. */
 class DefaultDelayQueueTest {
 
     /** The application's clock, stopped: 2026-01-01T00:00:00.000200Z. */
@@ -69,6 +70,29 @@ class DefaultDelayQueueTest {
     void aDueInstantInThePastMeansNow() {
         queue.schedule("t", null, LOCAL.minusSeconds(3600));
         assertThat(inserted.get(0).dueAt()).isEqualTo(clock.latestNow());
+    }
+
+    @Test
+    void keysAndTypesEndingInASpaceAreRefusedOnEveryPath() {
+        assertThatIllegalArgumentException()
+            .isThrownBy(() -> queue.schedule(TaskRequest.of("t", null).key("k ").build()))
+            .withMessageContaining("'k '").withMessageContaining("ends with a space")
+            .withMessageContaining("same task key as 'k'");
+        assertThatIllegalArgumentException()
+            .isThrownBy(() -> queue.scheduleAll(List.of(TaskRequest.of("t", null).key("k").build(),
+                    TaskRequest.of("t", null).key("k  ").build())))
+            .withMessageContaining("ends with a space");
+        assertThatIllegalArgumentException().isThrownBy(() -> queue.find("t", "k "))
+            .withMessageContaining("ends with a space");
+        assertThatIllegalArgumentException().isThrownBy(() -> queue.cancel("t", "k "))
+            .withMessageContaining("ends with a space");
+        assertThatIllegalArgumentException().isThrownBy(() -> queue.schedule("t ", null, Duration.ZERO))
+            .withMessageContaining("task type 't '").withMessageContaining("ends with a space");
+        assertThatIllegalArgumentException().isThrownBy(() -> queue.find("t ", "k"))
+            .withMessageContaining("task type");
+        assertThatIllegalArgumentException().isThrownBy(() -> queue.cancel("t ", "k"))
+            .withMessageContaining("task type");
+        assertThat(inserted).as("nothing reached the store").isEmpty();
     }
 
     /** A store that records inserts and fails on anything else. */
