@@ -2,6 +2,7 @@ package io.github.delayqueue.autoconfigure;
 
 import java.time.Duration;
 
+import io.github.delayqueue.store.TableNames;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -107,11 +108,18 @@ public class DelayQueueProperties {
     /** The task table. */
     public static class Jdbc {
 
-        /** Name of the task table. */
+        /**
+         * Name of the task table: letters, digits and underscores, at most 48 characters (index names and the
+         * default schema history table add up to 16 to it). Reserved words work: the queue quotes the name.
+         */
         private String tableName = "delay_task";
 
-        /** Name of the table where the queue's own Flyway records the schema version. */
-        private String schemaHistoryTable = "delay_schema_history";
+        /**
+         * Name of the table where the queue's own Flyway records the schema version, at most 64 characters. Unset,
+         * it is the task table's name followed by "_schema_history", so applications with different task tables in
+         * one database never share it.
+         */
+        private @Nullable String schemaHistoryTable;
 
         /** Whether to create and upgrade the task table at startup. */
         private boolean initializeSchema = true;
@@ -130,12 +138,17 @@ public class DelayQueueProperties {
             this.tableName = tableName;
         }
 
-        public String getSchemaHistoryTable() {
+        public @Nullable String getSchemaHistoryTable() {
             return schemaHistoryTable;
         }
 
-        public void setSchemaHistoryTable(String schemaHistoryTable) {
+        public void setSchemaHistoryTable(@Nullable String schemaHistoryTable) {
             this.schemaHistoryTable = schemaHistoryTable;
+        }
+
+        /** The configured schema history table, else the one the task table's name implies. */
+        public String resolvedSchemaHistoryTable() {
+            return schemaHistoryTable != null ? schemaHistoryTable : TableNames.defaultHistoryTable(tableName);
         }
 
         public boolean isInitializeSchema() {

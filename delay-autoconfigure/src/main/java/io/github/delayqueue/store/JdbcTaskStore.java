@@ -20,7 +20,6 @@ import java.util.OptionalLong;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import java.util.regex.Pattern;
 
 import javax.sql.DataSource;
 
@@ -53,8 +52,6 @@ public class JdbcTaskStore implements TaskStore {
     /** Largest payload the {@code MEDIUMTEXT} column holds, in bytes. */
     public static final long MAX_PAYLOAD_BYTES = 16L * 1024 * 1024 - 1;
 
-    private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}");
-
     /** Rows per multi-row statement, and payload bytes per statement, kept well under max_allowed_packet. */
     private static final int MAX_ROWS_PER_STATEMENT = 1000;
 
@@ -70,15 +67,15 @@ public class JdbcTaskStore implements TaskStore {
 
     public JdbcTaskStore(DataSource dataSource, String table) {
         if (!isValidTableName(table)) {
-            throw new IllegalArgumentException("Invalid task table name '" + table
-                    + "': use letters, digits and underscores, at most 64 characters");
+            throw new IllegalArgumentException("Invalid task table name '" + table + "': use letters, digits and "
+                    + "underscores, at most " + TableNames.MAX_TASK_TABLE_LENGTH + " characters");
         }
         this.jdbc = new JdbcTemplate(dataSource);
         this.tx = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
         // READ COMMITTED: locking reads lock the rows they return and no gaps, so claims never deadlock with the
         // inserts of producers scheduling into the same index range.
         this.tx.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
-        this.table = table;
+        this.table = TableNames.quoted(table); // every statement formats this in: a reserved word works too
         this.claims = new ClaimConnection(dataSource);
     }
 
@@ -87,8 +84,9 @@ public class JdbcTaskStore implements TaskStore {
         claims.giveBack();
     }
 
+    /** See {@link TableNames#isValidTaskTable(String)}. */
     public static boolean isValidTableName(String table) {
-        return TABLE_NAME.matcher(table).matches();
+        return TableNames.isValidTaskTable(table);
     }
 
     private String sql(String template) {
