@@ -76,6 +76,8 @@ public class ClockAligner extends PeriodicJob {
             throttle.succeeded();
             lastFailed = false;
             long offset = best.lowMicros();
+            log.debug("Aligned to the database clock: offset {} µs, known to within {} µs", offset,
+                    best.roundTripMicros());
             if (Math.abs(offset) >= NOTABLE_OFFSET_MICROS && Math.abs(offset - previous) >= NOTABLE_OFFSET_MICROS) {
                 log.warn("This instance's clock is {} ms {} the database's; due times follow the database clock",
                         Math.abs(offset) / 1000, offset > 0 ? "behind" : "ahead of");
