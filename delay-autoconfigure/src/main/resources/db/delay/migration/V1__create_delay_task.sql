@@ -1,6 +1,7 @@
--- The task table of the delay queue (MySQL 8 and MariaDB 10.6+). ${table} is delay.jdbc.table-name.
+-- The task table of the delay queue (MySQL 8 and MariaDB 10.6+). ${table} is delay.jdbc.table-name, quoted here
+-- (and in every statement of the queue) so that a reserved word such as `order` works as a name.
 -- Times are epoch milliseconds (UTC); status changes are compare-and-set updates on (id, status).
-CREATE TABLE IF NOT EXISTS ${table} (
+CREATE TABLE IF NOT EXISTS `${table}` (
     id           BIGINT        NOT NULL AUTO_INCREMENT,
     task_type    VARCHAR(128)  NOT NULL,
     task_key     VARCHAR(255)  NULL,
@@ -15,6 +16,6 @@ CREATE TABLE IF NOT EXISTS ${table} (
     created_at   BIGINT        NOT NULL,
     updated_at   BIGINT        NOT NULL,
     PRIMARY KEY (id),
-    UNIQUE KEY ${table}_type_key (task_type, task_key),
-    KEY ${table}_status_due (status, due_at)
+    UNIQUE KEY `${table}_type_key` (task_type, task_key),
+    KEY `${table}_status_due` (status, due_at)
 ) ENGINE = InnoDB DEFAULT CHARSET = utf8mb4 COLLATE = utf8mb4_bin;

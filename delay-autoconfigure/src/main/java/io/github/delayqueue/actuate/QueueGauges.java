@@ -167,8 +167,8 @@ public final class QueueGauges implements MeterBinder, SmartLifecycle {
         try {
             refresh();
         }
-        catch (RuntimeException ex) { // a scheduled task that throws is never run again
-            log.warn("Refreshing the delay queue gauges failed", ex);
+        catch (Throwable ex) { // an Error too: a scheduled task that throws is never run again
+            log.warn("Refreshing the delay queue gauges failed; trying again in {}", interval, ex);
         }
     }
 

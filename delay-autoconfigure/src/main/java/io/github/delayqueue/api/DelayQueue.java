@@ -18,7 +18,10 @@ public interface DelayQueue {
     /** Schedules {@code payload} for the handler of {@code type} after {@code delay}; returns the task id. */
     long schedule(String type, @org.jspecify.annotations.Nullable Object payload, Duration delay);
 
-    /** Schedules {@code payload} for the handler of {@code type} at {@code dueAt}; a past time means now. */
+    /**
+     * Schedules {@code payload} for the handler of {@code type} at {@code dueAt}, an instant of the application's
+     * clock: the task does not start before that clock shows it. A past time means now.
+     */
     long schedule(String type, @org.jspecify.annotations.Nullable Object payload, Instant dueAt);
 
     /**

@@ -99,14 +99,20 @@ public final class TaskRequest {
             return this;
         }
 
-        /** Due at this instant; replaces a delay set before. A past instant means now. */
+        /**
+         * Due at this instant of the application's clock (the queue moves it to the database clock, never earlier);
+         * replaces a delay set before. A past instant means now.
+         */
         public Builder dueAt(@Nullable Instant dueAt) {
             this.dueAt = required(dueAt, "dueAt");
             this.delay = null;
             return this;
         }
 
-        /** A business key, unique per type: scheduling the same type and key again returns the first task. */
+        /**
+         * A business key, unique per type: scheduling the same type and key again returns the first task. It must
+         * not end with a space: the database compares keys ignoring trailing spaces.
+         */
         public Builder key(@Nullable String key) {
             this.key = key;
             return this;

@@ -80,7 +80,7 @@ public final class DelayQueueAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnProperty(name = "delay.clock.source", havingValue = "database", matchIfMissing = true)
     ClockAligner delayClockAligner(QueueClock clock, TaskStore store, DelayQueueProperties properties) {
-        return new ClockAligner(clock, store::currentTimeMillis, properties.getClock().getAlignInterval());
+        return new ClockAligner(clock, store::currentTimeMicros, properties.getClock().getAlignInterval());
     }
 
     /** Runs after the application's own Flyway or Liquibase, so theirs meets the empty schema it may expect. */

@@ -2,6 +2,7 @@ package io.github.delayqueue.autoconfigure;
 
 import java.time.Duration;
 
+import io.github.delayqueue.store.TableNames;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -108,11 +109,18 @@ public class DelayQueueProperties {
     /** The task table. */
     public static class Jdbc {
 
-        /** Name of the task table. */
+        /**
+         * Name of the task table: letters, digits and underscores, at most 48 characters (index names and the
+         * default schema history table add up to 16 to it). Reserved words work: the queue quotes the name.
+         */
         private String tableName = "delay_task";
 
-        /** Name of the table where the queue's own Flyway records the schema version. */
-        private String schemaHistoryTable = "delay_schema_history";
+        /**
+         * Name of the table where the queue's own Flyway records the schema version, at most 64 characters. Unset,
+         * it is the task table's name followed by "_schema_history", so applications with different task tables in
+         * one database never share it.
+         */
+        private @Nullable String schemaHistoryTable;
 
         /** Whether to create and upgrade the task table at startup. */
         private boolean initializeSchema = true;
@@ -131,12 +139,17 @@ public class DelayQueueProperties {
             this.tableName = tableName;
         }
 
-        public String getSchemaHistoryTable() {
+        public @Nullable String getSchemaHistoryTable() {
             return schemaHistoryTable;
         }
 
-        public void setSchemaHistoryTable(String schemaHistoryTable) {
+        public void setSchemaHistoryTable(@Nullable String schemaHistoryTable) {
             this.schemaHistoryTable = schemaHistoryTable;
+        }
+
+        /** The configured schema history table, else the one the task table's name implies. */
+        public String resolvedSchemaHistoryTable() {
+            return schemaHistoryTable != null ? schemaHistoryTable : TableNames.defaultHistoryTable(tableName);
         }
 
         public boolean isInitializeSchema() {
@@ -495,7 +508,10 @@ public class DelayQueueProperties {
          */
         private ClockSource source = ClockSource.DATABASE;
 
-        /** How often the offset to the database clock is measured again. */
+        /**
+         * How often the offset to the database clock is measured again. It is also measured 1s and 10s after
+         * start, and every second while it fails.
+         */
         private Duration alignInterval = Duration.ofMinutes(1);
 
         public ClockSource getSource() {

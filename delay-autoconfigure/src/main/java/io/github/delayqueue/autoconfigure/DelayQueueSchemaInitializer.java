@@ -30,9 +30,11 @@ public class DelayQueueSchemaInitializer implements InitializingBean {
         if (!jdbc.isInitializeSchema()) {
             return;
         }
-        int applied = new TaskSchema(dataSource, jdbc.getTableName(), jdbc.getSchemaHistoryTable()).migrate();
+        String history = jdbc.resolvedSchemaHistoryTable();
+        int applied = new TaskSchema(dataSource, jdbc.getTableName(), history).migrate();
         if (applied > 0) {
-            log.info("Applied {} migration(s) to the delay queue table {}", applied, jdbc.getTableName());
+            log.info("Applied {} migration(s) to the delay queue table {} (history in {})", applied,
+                    jdbc.getTableName(), history);
         }
     }
 }

@@ -3,6 +3,7 @@ package io.github.delayqueue.autoconfigure;
 import java.time.Duration;
 
 import io.github.delayqueue.store.JdbcTaskStore;
+import io.github.delayqueue.store.TableNames;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
@@ -23,8 +24,23 @@ final class PropertiesValidator {
                     + (InstanceIds.MAX_LENGTH - 9) + " characters (the queue adds a 9-character suffix per process)");
         }
         DelayQueueProperties.Jdbc jdbc = properties.getJdbc();
-        tableName("delay.jdbc.table-name", jdbc.getTableName());
-        tableName("delay.jdbc.schema-history-table", jdbc.getSchemaHistoryTable());
+        if (jdbc.getTableName() == null || !TableNames.isValidTaskTable(jdbc.getTableName())) {
+            throw invalid("delay.jdbc.table-name", jdbc.getTableName(), "must be a table name of letters, digits and "
+                    + "underscores, not starting with a digit, at most " + TableNames.MAX_TASK_TABLE_LENGTH
+                    + " characters: the queue adds up to " + TableNames.DERIVED_SUFFIX_ROOM + " to it for index names "
+                    + "and the default delay.jdbc.schema-history-table, and MySQL and MariaDB allow "
+                    + TableNames.MAX_IDENTIFIER_LENGTH);
+        }
+        String history = jdbc.getSchemaHistoryTable();
+        if (history != null && !TableNames.isValidHistoryTable(history)) {
+            throw invalid("delay.jdbc.schema-history-table", history, "must be a table name of letters, digits and "
+                    + "underscores, not starting with a digit, at most " + TableNames.MAX_IDENTIFIER_LENGTH
+                    + " characters; leave it unset for " + TableNames.defaultHistoryTable("<table-name>"));
+        }
+        if (history != null && history.equalsIgnoreCase(jdbc.getTableName())) {
+            throw invalid("delay.jdbc.schema-history-table", history,
+                    "must not be the task table itself (delay.jdbc.table-name)");
+        }
         positive("delay.jdbc.poll-interval", jdbc.getPollInterval());
 
         if (properties.getMode() == DelayQueueProperties.Mode.HYBRID) {
@@ -97,12 +113,6 @@ final class PropertiesValidator {
 
     static void validate(DelayQueueMetricsProperties metrics) {
         positive("delay.metrics.refresh-interval", metrics.getRefreshInterval());
-    }
-
-    private static void tableName(String name, @Nullable String value) {
-        if (value == null || !JdbcTaskStore.isValidTableName(value)) {
-            throw invalid(name, value, "must be a table name of letters, digits and underscores, at most 64 characters");
-        }
     }
 
     private static void positive(String name, @Nullable Duration value) {

@@ -87,7 +87,9 @@ public class DefaultDelayQueue implements DelayQueue {
         if (requests.isEmpty()) {
             return List.of();
         }
-        long now = clock.now();
+        // The high end of the clock's window: a due time computed from it is never early on the reference clock,
+        // whichever way this instance's and the consumer's offsets err.
+        long now = clock.latestNow();
         List<NewTask> tasks = new ArrayList<>(requests.size());
         for (TaskRequest request : requests) {
             tasks.add(toNewTask(requireArgument(request, "a request in the collection"), now));
@@ -139,7 +141,7 @@ public class DefaultDelayQueue implements DelayQueue {
         validator.checkType(request.type());
         validator.checkKey(request.key());
         validator.checkMaxAttempts(request.maxAttempts());
-        long dueAt = validator.dueAt(request, now);
+        long dueAt = validator.dueAt(request, now, clock);
         String payload = codec.encode(request.payload());
         validator.checkPayload(request.type(), payload);
         return new NewTask(request.type(), request.key(), payload, dueAt, tiers.statusFor(dueAt, now),
@@ -174,8 +176,8 @@ public class DefaultDelayQueue implements DelayQueue {
 
     @Override
     public boolean reschedule(long id, Instant dueAt) {
-        long now = clock.now();
-        long due = validator.dueAt(requireArgument(dueAt, "dueAt"), now);
+        long now = clock.latestNow();
+        long due = validator.dueAt(requireArgument(dueAt, "dueAt"), now, clock);
         TaskStatus status = tiers.statusFor(due, now);
         boolean moved = storage("reschedule task " + id, () -> store.reschedule(id, due, status, now));
         if (moved) {
@@ -201,8 +203,8 @@ public class DefaultDelayQueue implements DelayQueue {
 
     @Override
     public Optional<TaskView> find(String type, String key) {
-        requireArgument(type, "type");
-        requireArgument(key, "key");
+        validator.checkType(type);
+        validator.checkKey(requireArgument(key, "key"));
         return storage("find task " + type + "/" + key, () -> store.find(type, key));
     }
 

@@ -35,6 +35,7 @@ public final class TaskValidator {
                     + JdbcTaskStore.MAX_TYPE_LENGTH + ": '" + type.substring(0, 40) + "...'");
         }
         checkText("task type", type, false);
+        checkNoTrailingSpace("task type", type, "remove the trailing spaces");
     }
 
     public void checkKey(@Nullable String key) {
@@ -49,6 +50,7 @@ public final class TaskValidator {
                     + JdbcTaskStore.MAX_KEY_LENGTH + "; use a shorter business key or a hash of it");
         }
         checkText("task key", key, false);
+        checkNoTrailingSpace("task key", key, "strip the key, or encode it (hex, Base64) if the spaces matter");
     }
 
     public void checkMaxAttempts(@Nullable Integer maxAttempts) {
@@ -68,7 +70,7 @@ public final class TaskValidator {
         checkText("payload of task type '" + type + "'", json, true); // JSON escapes control characters
     }
 
-    /** The due time in epoch milliseconds; a past time means now. */
+    /** The due time in epoch milliseconds, due instants taken as they are; a past time means now. */
     public long dueAt(TaskRequest request, long now) {
         if (request.dueAt() != null) {
             return dueAt(request.dueAt(), now);
@@ -77,17 +79,44 @@ public final class TaskValidator {
         return delay == null ? now : dueAfter(delay, now);
     }
 
+    /**
+     * The due time on the queue's clock in epoch milliseconds; a past time means now. {@code now} should be the
+     * clock's {@link QueueClock#latestNow()}, and a due instant, read on the application's clock, is converted with
+     * {@link QueueClock#toQueueMillis(Instant)}: either way the task never falls due early.
+     */
+    public long dueAt(TaskRequest request, long now, QueueClock clock) {
+        if (request.dueAt() != null) {
+            return dueAt(request.dueAt(), now, clock);
+        }
+        Duration delay = request.delay();
+        return delay == null ? now : dueAfter(delay, now);
+    }
+
     public long dueAt(@Nullable Instant dueAt, long now) {
+        Instant due = checkDueAt(dueAt);
+        if (due.getEpochSecond() < 0) {
+            return now; // before 1970: in the past, so due now
+        }
+        return Math.max(due.toEpochMilli(), now);
+    }
+
+    /** {@link #dueAt(TaskRequest, long, QueueClock)} for a due instant alone. */
+    public long dueAt(@Nullable Instant dueAt, long now, QueueClock clock) {
+        Instant due = checkDueAt(dueAt);
+        if (due.getEpochSecond() < 0) {
+            return now; // before 1970: in the past, so due now
+        }
+        return Math.max(clock.toQueueMillis(due), now);
+    }
+
+    private static Instant checkDueAt(@Nullable Instant dueAt) {
         if (dueAt == null) {
             throw new IllegalArgumentException("due time must not be null");
         }
         if (dueAt.isAfter(MAX_DUE)) {
             throw new IllegalArgumentException("due time " + dueAt + " is after the latest accepted, " + MAX_DUE);
         }
-        if (dueAt.getEpochSecond() < 0) {
-            return now; // before 1970: in the past, so due now
-        }
-        return Math.max(dueAt.toEpochMilli(), now);
+        return dueAt;
     }
 
     public long dueAfter(@Nullable Duration delay, long now) {
@@ -103,6 +132,19 @@ public final class TaskValidator {
                     + MAX_DUE);
         }
         return now + delay.toMillis();
+    }
+
+    /**
+     * The type and key columns use a PAD SPACE collation ({@code utf8mb4_bin} on MySQL 8 and MariaDB): the database
+     * compares them as if trailing spaces were not there, so {@code "k "} would find, cancel or collide with the task
+     * of {@code "k"}, while Java holds them apart.
+     */
+    private static void checkNoTrailingSpace(String what, String text, String advice) {
+        if (text.endsWith(" ")) {
+            throw new IllegalArgumentException(what + " '" + text + "' ends with a space: the database compares "
+                    + what + "s ignoring trailing spaces, so it would be the same " + what + " as '"
+                    + text.replaceAll(" +$", "") + "'; " + advice);
+        }
     }
 
     /**

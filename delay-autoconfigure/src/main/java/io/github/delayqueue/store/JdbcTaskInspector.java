@@ -66,13 +66,13 @@ public class JdbcTaskInspector implements TaskInspector {
     private final String table;
 
     public JdbcTaskInspector(DataSource dataSource, String table) {
-        if (!JdbcTaskStore.isValidTableName(table)) {
-            throw new IllegalArgumentException("Invalid task table name '" + table
-                    + "': use letters, digits and underscores, at most 64 characters");
+        if (!TableNames.isValidTaskTable(table)) {
+            throw new IllegalArgumentException("Invalid task table name '" + table + "': use letters, digits and "
+                    + "underscores, at most " + TableNames.MAX_TASK_TABLE_LENGTH + " characters");
         }
         this.jdbc = new JdbcTemplate(dataSource);
         this.jdbc.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
-        this.table = table;
+        this.table = TableNames.quoted(table);
     }
 
     @Override

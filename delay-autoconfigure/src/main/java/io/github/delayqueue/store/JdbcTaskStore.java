@@ -16,7 +16,6 @@ import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import java.util.regex.Pattern;
 
 import javax.sql.DataSource;
 
@@ -49,8 +48,6 @@ public class JdbcTaskStore implements TaskStore {
     /** Largest payload the {@code MEDIUMTEXT} column holds, in bytes. */
     public static final long MAX_PAYLOAD_BYTES = 16L * 1024 * 1024 - 1;
 
-    private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}");
-
     /** Rows per statement that names rows by id. */
     private static final int MAX_ROWS_PER_STATEMENT = 1000;
 
@@ -66,17 +63,17 @@ public class JdbcTaskStore implements TaskStore {
 
     public JdbcTaskStore(DataSource dataSource, String table) {
         if (!isValidTableName(table)) {
-            throw new IllegalArgumentException("Invalid task table name '" + table
-                    + "': use letters, digits and underscores, at most 64 characters");
+            throw new IllegalArgumentException("Invalid task table name '" + table + "': use letters, digits and "
+                    + "underscores, at most " + TableNames.MAX_TASK_TABLE_LENGTH + " characters");
         }
         this.jdbc = new JdbcTemplate(dataSource);
         this.tx = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
         // READ COMMITTED: locking reads lock the rows they return and no gaps, so claims never deadlock with the
         // inserts of producers scheduling into the same index range.
         this.tx.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
-        this.table = table;
+        this.table = TableNames.quoted(table); // every statement formats this in: a reserved word works too
         this.claims = new ClaimConnection(dataSource);
-        this.inserts = new TaskInserts(dataSource, jdbc, table);
+        this.inserts = new TaskInserts(dataSource, jdbc, this.table);
     }
 
     /** Gives the claim connection back to the pool; the store still works afterwards (it takes a new one). */
@@ -84,8 +81,9 @@ public class JdbcTaskStore implements TaskStore {
         claims.giveBack();
     }
 
+    /** See {@link TableNames#isValidTaskTable(String)}. */
     public static boolean isValidTableName(String table) {
-        return TABLE_NAME.matcher(table).matches();
+        return TableNames.isValidTaskTable(table);
     }
 
     private String sql(String template) {
@@ -348,11 +346,16 @@ public class JdbcTaskStore implements TaskStore {
 
     @Override
     public long currentTimeMillis() {
-        Long millis = jdbc.queryForObject(sql(TaskSql.DATABASE_TIME), Long.class);
-        if (millis == null) {
+        return Math.floorDiv(currentTimeMicros(), 1000);
+    }
+
+    @Override
+    public long currentTimeMicros() {
+        Long micros = jdbc.queryForObject(TaskSql.DATABASE_TIME, Long.class);
+        if (micros == null) {
             throw new IllegalStateException("The database returned no current time");
         }
-        return millis;
+        return micros;
     }
 
     @Override

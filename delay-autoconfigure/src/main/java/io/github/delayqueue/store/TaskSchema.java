@@ -1,9 +1,13 @@
 package io.github.delayqueue.store;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.HexFormat;
 import java.util.Map;
 
 import javax.sql.DataSource;
@@ -28,14 +32,23 @@ public final class TaskSchema {
 
     private final DataSource dataSource;
 
-    private final String lockName;
+    private final String table;
+
+    private final String historyTable;
 
     public TaskSchema(DataSource dataSource, String table, String historyTable) {
-        if (!JdbcTaskStore.isValidTableName(table) || !JdbcTaskStore.isValidTableName(historyTable)) {
-            throw new IllegalArgumentException("Invalid table name '" + table + "' or '" + historyTable + "'");
+        if (!TableNames.isValidTaskTable(table)) {
+            throw new IllegalArgumentException("Invalid task table name '" + table + "': use letters, digits and "
+                    + "underscores, at most " + TableNames.MAX_TASK_TABLE_LENGTH + " characters");
+        }
+        if (!TableNames.isValidHistoryTable(historyTable) || historyTable.equalsIgnoreCase(table)) {
+            throw new IllegalArgumentException("Invalid schema history table name '" + historyTable + "': use "
+                    + "letters, digits and underscores, at most " + TableNames.MAX_IDENTIFIER_LENGTH
+                    + " characters, and not the task table's name");
         }
         this.dataSource = dataSource;
-        this.lockName = "delay_schema:" + historyTable;
+        this.table = table;
+        this.historyTable = historyTable;
         this.flyway = Flyway.configure(TaskSchema.class.getClassLoader())
             .dataSource(dataSource)
             .locations(LOCATION)
@@ -50,13 +63,16 @@ public final class TaskSchema {
     /**
      * Applies the pending migrations; returns how many ran. Instances starting together take turns under a database
      * named lock: Flyway's own lock comes too late to stop a second instance from seeing the first one's fresh, empty
-     * history table and refusing to baseline it.
+     * history table and refusing to baseline it. Fails when the task table is still missing afterwards: the history
+     * table then records the migrations of another task table.
      */
     public int migrate() {
         Integer applied = new JdbcTemplate(dataSource).execute((Connection connection) -> {
-            lock(connection);
+            String lockName = lockName(connection);
+            lock(connection, lockName);
             try {
                 MigrateResult result = flyway.migrate();
+                requireTaskTable(connection);
                 return result.migrationsExecuted;
             }
             finally {
@@ -69,7 +85,30 @@ public final class TaskSchema {
         return applied == null ? 0 : applied;
     }
 
-    private void lock(Connection connection) throws SQLException {
+    private String lockName(Connection connection) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement("SELECT DATABASE()");
+                ResultSet result = select.executeQuery()) {
+            String database = result.next() ? result.getString(1) : null;
+            return lockName(database == null ? "" : database, historyTable);
+        }
+    }
+
+    /**
+     * The lock is server-wide, so its name says which database and history table it guards; hashed, because MySQL 8
+     * refuses lock names over 64 characters and these two names may be 128 together.
+     */
+    static String lockName(String database, String historyTable) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256")
+                .digest((database + "." + historyTable).getBytes(StandardCharsets.UTF_8));
+            return "delay_schema:" + HexFormat.of().formatHex(digest, 0, 16);
+        }
+        catch (NoSuchAlgorithmException ex) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", ex);
+        }
+    }
+
+    private void lock(Connection connection, String lockName) throws SQLException {
         try (PreparedStatement lock = connection.prepareStatement("SELECT GET_LOCK(?, ?)")) {
             lock.setString(1, lockName);
             lock.setInt(2, LOCK_TIMEOUT_SECONDS);
@@ -80,5 +119,23 @@ public final class TaskSchema {
                 }
             }
         }
+    }
+
+    private void requireTaskTable(Connection connection) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement("SELECT COUNT(*) FROM information_schema.tables "
+                + "WHERE table_schema = DATABASE() AND LOWER(table_name) = LOWER(?)")) {
+            select.setString(1, table);
+            try (ResultSet result = select.executeQuery()) {
+                if (result.next() && result.getInt(1) > 0) {
+                    return;
+                }
+            }
+        }
+        throw new IllegalStateException("The delay queue table '" + table + "' (delay.jdbc.table-name) does not exist, "
+                + "although its schema history table '" + historyTable + "' (delay.jdbc.schema-history-table) records "
+                + "the migrations as applied: that history belongs to another task table, or the table was dropped. "
+                + "Give each task table a schema history table of its own (leave delay.jdbc.schema-history-table "
+                + "unset for '" + TableNames.defaultHistoryTable(table) + "'), or drop '" + historyTable
+                + "' if no task table uses it any more");
     }
 }

@@ -142,7 +142,12 @@ final class TaskSql {
 
     static final String FIND_BY_KEY = "SELECT %2$s FROM %1$s WHERE task_type = ? AND task_key = ?";
 
-    static final String DATABASE_TIME = "SELECT ROUND(UNIX_TIMESTAMP(CURRENT_TIMESTAMP(3)) * 1000)";
+    /**
+     * The server's clock in epoch microseconds. UTC_TIMESTAMP is independent of the session and server time zones;
+     * UNIX_TIMESTAMP(CURRENT_TIMESTAMP) is not: it goes through the session zone and back, which is an hour off in
+     * the repeated hour when daylight saving time ends.
+     */
+    static final String DATABASE_TIME = "SELECT TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))";
 
     static final String PURGE = """
             DELETE FROM %1$s WHERE status = ? AND updated_at < ? ORDER BY due_at LIMIT ?""";

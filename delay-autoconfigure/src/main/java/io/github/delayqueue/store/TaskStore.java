@@ -97,6 +97,14 @@ public interface TaskStore {
     /** The database server's clock in epoch milliseconds: the clock every instance aligns its due times to. */
     long currentTimeMillis();
 
+    /**
+     * {@link #currentTimeMillis()} in epoch microseconds, whatever the session's or server's time zone. A store that
+     * reads only milliseconds keeps this default, and alignment is then a millisecond coarser.
+     */
+    default long currentTimeMicros() {
+        return Math.multiplyExact(currentTimeMillis(), 1000L);
+    }
+
     /** Deletes up to {@code limit} tasks in {@code status} last changed before {@code updatedBefore}. */
     int purge(TaskStatus status, long updatedBefore, int limit);
 }

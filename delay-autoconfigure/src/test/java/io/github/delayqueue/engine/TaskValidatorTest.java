@@ -40,6 +40,22 @@ class TaskValidatorTest {
     }
 
     @Test
+    void keysAndTypesEndingInASpaceAreRejectedBecauseTheDatabaseIgnoresTrailingSpaces() {
+        validator.checkKey(" leading and inner spaces are fine");
+        validator.checkType(" t y p e");
+        validator.checkKey("no-break space\u00A0"); // only U+0020 is padded
+        assertThatIllegalArgumentException().isThrownBy(() -> validator.checkKey("user-42 "))
+            .withMessageContaining("task key 'user-42 ' ends with a space")
+            .withMessageContaining("same task key as 'user-42'")
+            .withMessageContaining("strip the key");
+        assertThatIllegalArgumentException().isThrownBy(() -> validator.checkKey("k   "))
+            .withMessageContaining("same task key as 'k'");
+        assertThatIllegalArgumentException().isThrownBy(() -> validator.checkType("order.cancel "))
+            .withMessageContaining("task type 'order.cancel ' ends with a space")
+            .withMessageContaining("same task type as 'order.cancel'");
+    }
+
+    @Test
     void payloadsOverTheLimitOrWithBrokenUnicodeAreRejected() {
         validator.checkPayload("t", "\"" + "a".repeat(98) + "\"");
         assertThatIllegalArgumentException().isThrownBy(() -> validator.checkPayload("t", "\"" + "a".repeat(99) + "\""))

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /** The queue's own Flyway creates the task table on the real database, once, however many instances start. */
 class TaskSchemaIT {
@@ -82,6 +83,33 @@ class TaskSchemaIT {
         finally {
             pool.shutdown();
         }
+    }
+
+    @Test
+    void aHistoryTableThatRecordsAnotherTaskTableFailsNamingBoth() {
+        DataSource dataSource = TestServices.newDatabase().dataSource();
+        new TaskSchema(dataSource, "orders_tasks", "shared_history").migrate();
+
+        assertThatIllegalStateException()
+            .isThrownBy(() -> new TaskSchema(dataSource, "billing_tasks", "shared_history").migrate())
+            .withMessageContaining("'billing_tasks'")
+            .withMessageContaining("'shared_history'")
+            .withMessageContaining("billing_tasks_schema_history");
+    }
+
+    @Test
+    void reservedWordsAndTheLongestNamesAreQuotedAndFit() {
+        TestDatabase db = TestServices.newDatabase();
+        String longest = "t".repeat(TableNames.MAX_TASK_TABLE_LENGTH);
+        String longestHistory = "h".repeat(TableNames.MAX_IDENTIFIER_LENGTH);
+        assertThat(new TaskSchema(db.dataSource(), "order", "select").migrate()).isEqualTo(1);
+        assertThat(new TaskSchema(db.dataSource(), longest, longestHistory).migrate()).isEqualTo(1);
+
+        JdbcTemplate jdbc = new JdbcTemplate(db.dataSource());
+        assertThat(jdbc.queryForList("SELECT index_name FROM information_schema.statistics WHERE table_schema = ? "
+                + "AND table_name = ?", String.class, db.name(), longest))
+            .contains(longest + "_type_key", longest + "_status_due");
+        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM `order`", Integer.class)).isZero();
     }
 
     @Test

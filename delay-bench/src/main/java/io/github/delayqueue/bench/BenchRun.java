@@ -304,17 +304,18 @@ final class BenchRun {
 
     // --- workloads ----------------------------------------------------------------------------------------------
 
-    private static List<TaskRequest> requests(Plan plan, int from, int to) {
+    /** The plan is in queue time; due instants are read on the application's clock, so they are converted. */
+    private static List<TaskRequest> requests(Plan plan, int from, int to, QueueClock clock) {
         List<TaskRequest> requests = new ArrayList<>(to - from);
         for (int i = from; i < to; i++) {
-            requests.add(TaskRequest.of(BenchApp.TYPE, i).dueAt(Instant.ofEpochMilli(plan.dueMillis[i])).build());
+            requests.add(TaskRequest.of(BenchApp.TYPE, i).dueAt(clock.toApplicationTime(plan.dueMillis[i])).build());
         }
         return requests;
     }
 
     private void burst(DelayQueue queue, QueueClock clock, Plan plan, Map<String, Object> result) {
         plan.place(clock.now());
-        List<TaskRequest> requests = requests(plan, 0, plan.size());
+        List<TaskRequest> requests = requests(plan, 0, plan.size(), clock);
         long start = System.nanoTime();
         queue.scheduleAll(requests);
         long end = System.nanoTime();
@@ -332,7 +333,7 @@ final class BenchRun {
         long queueNow = clock.now();
         long originMillis = queueNow + 200;
         plan.place(originMillis);
-        List<TaskRequest> all = requests(plan, 0, plan.size());
+        List<TaskRequest> all = requests(plan, 0, plan.size(), clock);
         long originNanos = System.nanoTime() + (originMillis - queueNow) * 1_000_000L;
         int calls = 0;
         long maxLagMicros = 0;
@@ -370,13 +371,13 @@ final class BenchRun {
             throws InterruptedException {
         plan.place(clock.now());
         int half = plan.size() / 2;
-        List<TaskRequest> batch = requests(plan, 0, half);
+        List<TaskRequest> batch = requests(plan, 0, half, clock);
         long start = System.nanoTime();
         queue.scheduleAll(batch);
         long end = System.nanoTime();
         result.put("schedule_all_per_s", Stats.round(half / Ceiling.seconds(end - start)));
 
-        List<TaskRequest> singles = requests(plan, half, plan.size());
+        List<TaskRequest> singles = requests(plan, half, plan.size(), clock);
         AtomicInteger next = new AtomicInteger();
         long[] latencyNanos = new long[singles.size()];
         AtomicReference<Throwable> failure = new AtomicReference<>();
