@@ -29,6 +29,7 @@ import io.github.delayqueue.engine.WakeSignal;
 import io.github.delayqueue.store.JdbcTaskStore;
 import io.github.delayqueue.store.TaskStore;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.LoggerFactory;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -97,7 +98,12 @@ public final class DelayQueueAutoConfiguration {
     @ConditionalOnMissingBean
     TaskStore delayTaskStore(ObjectProvider<DataSource> dataSource, DelayQueueProperties properties,
             DelayQueueSchemaInitializer schema) {
-        return new JdbcTaskStore(requireDataSource(dataSource), properties.getJdbc().getTableName());
+        DataSource unique = requireDataSource(dataSource);
+        String advice = JdbcTimeoutAdvice.check(unique);
+        if (advice != null) {
+            LoggerFactory.getLogger(DelayQueueAutoConfiguration.class).warn(advice);
+        }
+        return new JdbcTaskStore(unique, properties.getJdbc().getTableName(), properties.getWorker().getLease());
     }
 
     @Bean

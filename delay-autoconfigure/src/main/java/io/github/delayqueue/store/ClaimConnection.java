@@ -2,6 +2,7 @@ package io.github.delayqueue.store;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.function.Function;
 
 import javax.sql.DataSource;
@@ -15,13 +16,17 @@ import org.springframework.jdbc.datasource.SingleConnectionDataSource;
  * The connection claims run on: kept out of the pool, in manual commit and READ COMMITTED, so a claim is its
  * {@code SELECT ... FOR UPDATE SKIP LOCKED}, its {@code UPDATE} and one {@code COMMIT}, without switching autocommit
  * and isolation back and forth around every claim (four round trips of eight, measured). It goes back to the pool
- * after a minute, so the pool's own lifetime rules still apply, and at once after any failure.
+ * after a minute, so the pool's own lifetime rules still apply, and at once after any failure. Its reads time out
+ * after the lease: a claim answered later than that is of no use (its tasks are not started), and a connection whose
+ * server vanished without a reset would otherwise hold the dispatcher for the operating system's TCP timeout.
  */
 final class ClaimConnection {
 
     private static final long KEEP_MILLIS = 60_000;
 
     private final DataSource dataSource;
+
+    private final int timeoutMillis;
 
     private final JdbcTemplate translator;
 
@@ -31,8 +36,9 @@ final class ClaimConnection {
 
     private long takenAt;
 
-    ClaimConnection(DataSource dataSource) {
+    ClaimConnection(DataSource dataSource, Duration timeout) {
         this.dataSource = dataSource;
+        this.timeoutMillis = (int) Math.min(Integer.MAX_VALUE, Math.max(1, timeout.toMillis()));
         this.translator = new JdbcTemplate(dataSource);
     }
 
@@ -62,6 +68,7 @@ final class ClaimConnection {
             try {
                 taken.setAutoCommit(false);
                 taken.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+                taken.setNetworkTimeout(Runnable::run, timeoutMillis); // the pool resets it when it is given back
             }
             catch (SQLException ex) {
                 taken.close();

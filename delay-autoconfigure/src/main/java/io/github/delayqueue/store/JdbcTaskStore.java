@@ -3,6 +3,7 @@ package io.github.delayqueue.store;
 import java.nio.charset.StandardCharsets;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -61,7 +62,18 @@ public class JdbcTaskStore implements TaskStore {
 
     private final TaskInserts inserts;
 
+    /** How long a claim may wait for its answer, unless told: the default lease. */
+    private static final Duration DEFAULT_CLAIM_TIMEOUT = Duration.ofSeconds(30);
+
     public JdbcTaskStore(DataSource dataSource, String table) {
+        this(dataSource, table, DEFAULT_CLAIM_TIMEOUT);
+    }
+
+    /**
+     * @param claimTimeout how long a claim waits for the database's answer: the lease, after which its tasks would
+     *     not be started anyway
+     */
+    public JdbcTaskStore(DataSource dataSource, String table, Duration claimTimeout) {
         if (!isValidTableName(table)) {
             throw new IllegalArgumentException("Invalid task table name '" + table + "': use letters, digits and "
                     + "underscores, at most " + TableNames.MAX_TASK_TABLE_LENGTH + " characters");
@@ -72,7 +84,7 @@ public class JdbcTaskStore implements TaskStore {
         // inserts of producers scheduling into the same index range.
         this.tx.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
         this.table = TableNames.quoted(table); // every statement formats this in: a reserved word works too
-        this.claims = new ClaimConnection(dataSource);
+        this.claims = new ClaimConnection(dataSource, claimTimeout);
         this.inserts = new TaskInserts(dataSource, jdbc, this.table);
     }
 

@@ -62,13 +62,17 @@ class OrderRepository {
             .update() == 1;
     }
 
-    /** {@code PENDING_PAYMENT -> CANCELLED}; false when the order was paid, cancelled already, or is unknown. */
-    boolean cancelIfUnpaid(long id, Instant cancelledAt) {
+    /**
+     * {@code PENDING_PAYMENT -> CANCELLED}; false when the order was paid, cancelled already, or is unknown, or when a
+     * later run of the cancellation task (a higher {@code fence}) wrote it already.
+     */
+    boolean cancelIfUnpaid(long id, Instant cancelledAt, long fence) {
         return jdbc.sql("""
-                UPDATE orders SET status = 'CANCELLED', cancelled_at = :cancelledAt
-                WHERE id = :id AND status = 'PENDING_PAYMENT'
+                UPDATE orders SET status = 'CANCELLED', cancelled_at = :cancelledAt, cancel_fence = :fence
+                WHERE id = :id AND status = 'PENDING_PAYMENT' AND (cancel_fence IS NULL OR cancel_fence <= :fence)
                 """)
             .param("cancelledAt", cancelledAt.toEpochMilli())
+            .param("fence", fence)
             .param("id", id)
             .update() == 1;
     }

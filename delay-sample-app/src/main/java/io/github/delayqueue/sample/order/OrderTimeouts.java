@@ -35,10 +35,13 @@ class OrderTimeouts {
         this.clock = clock;
     }
 
-    /** Runs at the order's {@code cancelAt}; running it again, or after payment, changes nothing. */
+    /**
+     * Runs at the order's {@code cancelAt}; running it again, or after payment, changes nothing. The write is fenced
+     * with the task's token, so a run of an instance that stalled past its lease cannot write after a newer run.
+     */
     @DelayedHandler(type = CANCEL_UNPAID, maxAttempts = 5, backoff = "10s", concurrency = 4)
     void cancelUnpaid(OrderRef order, TaskContext task) {
-        if (orders.cancelIfUnpaid(order.orderId(), clock.instant())) {
+        if (orders.cancelIfUnpaid(order.orderId(), clock.instant(), task.fencingToken())) {
             log.info("Cancelled order {}: not paid by {}", order.orderId(), task.dueAt());
         }
         else {

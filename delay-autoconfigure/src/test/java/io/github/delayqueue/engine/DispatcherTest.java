@@ -1,0 +1,42 @@
+package io.github.delayqueue.engine;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The consumer loop survives what it does not expect, without turning into a hot loop. */
+class DispatcherTest {
+
+    @Test
+    void aLoopThatKeepsFailingWithAnErrorBacksOff() throws Exception {
+        QueueClock clock = new QueueClock(Clock.systemUTC());
+        WakeSignal wake = new WakeSignal(clock);
+        UnsupportedTaskStore store = new UnsupportedTaskStore() {
+        };
+        Completer completer = new Completer(store, clock, null, wake);
+        HandlerRegistry registry = new HandlerRegistry();
+        TaskRunner runner = new TaskRunner(registry, new JacksonPayloadCodec(JsonMapper.builder().build()),
+                new RetryPolicy(3, new Backoff(Duration.ofSeconds(1), 1, Duration.ofSeconds(1))),
+                Tiers.databaseOnly(), clock, TaskEvents.NONE, "test", HandlerInvoker.DIRECT);
+        WorkerPool pool = new WorkerPool(2, 0, Duration.ofSeconds(30), registry, runner, completer, clock);
+        AtomicInteger fetches = new AtomicInteger();
+        TaskSource failing = (now, limit) -> {
+            fetches.incrementAndGet();
+            throw new StackOverflowError("a bug below the dispatcher");
+        };
+        Dispatcher dispatcher = new Dispatcher(failing, pool, wake, clock, 100, store,
+                new Claims("test", Duration.ofSeconds(30)), tasks -> {
+                });
+        dispatcher.start();
+        Thread.sleep(2_000);
+        dispatcher.stop();
+
+        assertThat(fetches.get()).as("tries in two seconds").isBetween(1, 20);
+        pool.releaseUnstarted();
+    }
+}
