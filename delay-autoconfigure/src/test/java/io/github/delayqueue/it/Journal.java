@@ -125,6 +125,13 @@ public final class Journal {
         return start;
     }
 
+    /** Adds a run as another journal or the test itself knows it, for a verdict over several sources. */
+    public void addRun(long taskId, String instance, long startedAt, long endedAt, long dueAt, int attempt) {
+        Start start = new Start(taskId, instance, startedAt, dueAt, attempt, "");
+        start.endedAt = endedAt;
+        add(start);
+    }
+
     private void add(Start start) {
         starts.computeIfAbsent(start.taskId, id -> new CopyOnWriteArrayList<>()).add(start);
         all.add(start);

@@ -102,8 +102,8 @@ class TaskSchemaIT {
         TestDatabase db = TestServices.newDatabase();
         String longest = "t".repeat(TableNames.MAX_TASK_TABLE_LENGTH);
         String longestHistory = "h".repeat(TableNames.MAX_IDENTIFIER_LENGTH);
-        assertThat(new TaskSchema(db.dataSource(), "order", "select").migrate()).isEqualTo(1);
-        assertThat(new TaskSchema(db.dataSource(), longest, longestHistory).migrate()).isEqualTo(1);
+        assertThat(new TaskSchema(db.dataSource(), "order", "select").migrate()).isEqualTo(MIGRATIONS);
+        assertThat(new TaskSchema(db.dataSource(), longest, longestHistory).migrate()).isEqualTo(MIGRATIONS);
 
         JdbcTemplate jdbc = new JdbcTemplate(db.dataSource());
         assertThat(jdbc.queryForList("SELECT index_name FROM information_schema.statistics WHERE table_schema = ? "

@@ -15,12 +15,12 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 
 /** Deletes the keys under the prefixes a test run created, on the single node and on every cluster master. */
-final class RedisKeys {
+public final class RedisKeys {
 
     private RedisKeys() {
     }
 
-    static void deleteAll(ServiceEndpoints services, List<String> prefixes) {
+    public static void deleteAll(ServiceEndpoints services, List<String> prefixes) {
         if (prefixes.isEmpty()) {
             return;
         }

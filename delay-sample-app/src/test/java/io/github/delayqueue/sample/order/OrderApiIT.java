@@ -229,7 +229,7 @@ class OrderApiIT {
 
     private static TaskContext context(Order order, int attempt) {
         return new TaskContext(0, OrderTimeouts.CANCEL_UNPAID, Long.toString(order.id()), attempt, order.cancelAt(),
-                order.createdAt());
+                order.createdAt(), attempt);
     }
 
     private static void sleepUntil(Instant instant) throws InterruptedException {
