@@ -167,6 +167,8 @@ class ChaosReliabilityIT {
             }
         }
 
+        System.out.printf("[chaos] %d tasks scheduled, %d calls refused, %d of unknown outcome, %d runs%n",
+                dueByCaller.size(), refused.get(), unknown.get(), journal.totalStarts());
         assertThat(dueByCaller.size()).as("tasks scheduled").isGreaterThan(2_000);
         assertThat(refused.get() + unknown.get()).as("calls the database outage refused").isPositive();
         assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM delay_task", Integer.class))
