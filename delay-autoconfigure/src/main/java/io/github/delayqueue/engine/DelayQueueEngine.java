@@ -94,8 +94,8 @@ public class DelayQueueEngine implements SmartLifecycle {
         jobs.put(new LeaseRecovery(store, registry, retryPolicy, tiers, clock, indexer, wake, events),
                 settings.recoveryInterval());
         if (!settings.retention().isEmpty()) {
-            jobs.put(new Retention(store, settings.retention(), settings.retentionBatchSize(), clock),
-                    settings.retentionInterval());
+            jobs.put(new Retention(store, settings.retention(), settings.retentionBatchSize(), clock,
+                    settings.retentionInterval()), settings.retentionInterval());
         }
         if (indexer != null) {
             jobs.put(new Migrator(store, indexer, tiers, clock, settings.migrationBatchSize(), wake, events),

@@ -162,7 +162,7 @@ public final class Dispatcher {
                     adopted.size());
             Lease renewed = claims.at(now);
             Set<ClaimId> held = store.extendLeases(adopted.stream().map(ClaimedTask::claimId).toList(),
-                    renewed.until(), now);
+                    renewed.until());
             List<ClaimedTask> kept = adopted.stream().filter(task -> held.contains(task.claimId())).toList();
             handBack.accept(pool.submit(kept, renewed.until()));
             return kept.size();

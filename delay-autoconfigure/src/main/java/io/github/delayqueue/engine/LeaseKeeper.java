@@ -64,7 +64,7 @@ final class LeaseKeeper implements Runnable {
         }
         long now = clock.now();
         long leaseUntil = now + claims.leaseMillis();
-        Set<ClaimId> renewed = store.extendLeases(held, leaseUntil, now);
+        Set<ClaimId> renewed = store.extendLeases(held, leaseUntil);
         pool.leasesRenewed(renewed, leaseUntil);
         if (renewed.size() < held.size()) {
             List<ClaimId> lost = new ArrayList<>(held);

@@ -1,6 +1,7 @@
 package io.github.delayqueue.engine;
 
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.Map;
 
 import io.github.delayqueue.api.TaskStatus;
@@ -9,15 +10,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Deletes finished tasks once they are older than their status's retention, a bounded batch at a time so a large
- * backlog never holds long locks.
+ * Deletes finished tasks once their status is older than its retention, a bounded batch per statement so a large
+ * backlog never holds long locks, for up to one interval per run, on one instance at a time (the store takes a lock):
+ * the others skip the run. Oldest first, by when the status last changed.
  */
 final class Retention implements Runnable {
 
     private static final Logger log = LoggerFactory.getLogger(Retention.class);
 
-    /** Batches per status per run, so one run stays short; the next run goes on. */
-    private static final int MAX_BATCHES_PER_RUN = 20;
 
     private final TaskStore store;
 
@@ -27,25 +27,29 @@ final class Retention implements Runnable {
 
     private final QueueClock clock;
 
+    private final long budgetMillis;
+
     private final Throttle throttle = new Throttle(log, "Purging finished tasks");
 
-    Retention(TaskStore store, Map<TaskStatus, Duration> retention, int batchSize, QueueClock clock) {
+    /** @param budget how long one run may go on deleting; a backlog is purged run after run */
+    Retention(TaskStore store, Map<TaskStatus, Duration> retention, int batchSize, QueueClock clock,
+            Duration budget) {
         this.store = store;
         this.retention = Map.copyOf(retention);
         this.batchSize = batchSize;
         this.clock = clock;
+        this.budgetMillis = budget.toMillis();
     }
 
     @Override
     public void run() {
         try {
-            for (Map.Entry<TaskStatus, Duration> entry : retention.entrySet()) {
-                long before = clock.now() - entry.getValue().toMillis();
-                for (int i = 0; i < MAX_BATCHES_PER_RUN; i++) {
-                    if (store.purge(entry.getKey(), before, batchSize) < batchSize) {
-                        break;
-                    }
-                }
+            long now = clock.now();
+            Map<TaskStatus, Long> cutoffs = new EnumMap<>(TaskStatus.class);
+            retention.forEach((status, keep) -> cutoffs.put(status, now - keep.toMillis()));
+            long deleted = store.purge(cutoffs, batchSize, budgetMillis);
+            if (deleted > 0) {
+                log.debug("Purged {} finished task(s)", deleted);
             }
             throttle.succeeded();
         }

@@ -1,6 +1,8 @@
 package io.github.delayqueue.store;
 
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -222,10 +224,10 @@ public class JdbcTaskStore implements TaskStore {
     }
 
     @Override
-    public Set<ClaimId> extendLeases(Collection<ClaimId> held, long leaseUntil, long now) {
+    public Set<ClaimId> extendLeases(Collection<ClaimId> held, long leaseUntil) {
         Set<ClaimId> renewed = new HashSet<>();
         for (List<ClaimId> part : partition(held)) {
-            int matched = jdbc.update(claimSql(TaskSql.EXTEND_LEASES, part.size()), claimArgs(part, leaseUntil, now));
+            int matched = jdbc.update(claimSql(TaskSql.EXTEND_LEASES, part.size()), claimArgs(part, leaseUntil));
             if (matched == part.size()) {
                 renewed.addAll(part);
             }
@@ -370,9 +372,48 @@ public class JdbcTaskStore implements TaskStore {
         return micros;
     }
 
+    /**
+     * On a connection of its own, under the purge lock, in READ COMMITTED and autocommit: each statement locks only
+     * the rows it deletes, never a gap a cancel or a completion would insert into, and commits them at once.
+     */
     @Override
-    public int purge(TaskStatus status, long updatedBefore, int limit) {
-        return jdbc.update(sql(TaskSql.PURGE), status.name(), updatedBefore, limit);
+    public long purge(Map<TaskStatus, Long> changedBefore, int batchSize, long budgetMillis) {
+        Long deleted = jdbc.execute((Connection connection) -> {
+            String lock = NamedLock.name("delay_purge", catalog(connection), table);
+            if (!NamedLock.acquire(connection, lock, 0)) {
+                return -1L;
+            }
+            int isolation = connection.getTransactionIsolation();
+            long total = 0;
+            long deadline = System.nanoTime() + budgetMillis * 1_000_000;
+            try {
+                connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+                try (PreparedStatement delete = connection.prepareStatement(sql(TaskSql.PURGE))) {
+                    for (Map.Entry<TaskStatus, Long> cutoff : changedBefore.entrySet()) {
+                        int n;
+                        do {
+                            delete.setString(1, cutoff.getKey().name());
+                            delete.setLong(2, cutoff.getValue());
+                            delete.setInt(3, batchSize);
+                            n = delete.executeUpdate();
+                            total += n;
+                        }
+                        while (n == batchSize && System.nanoTime() < deadline);
+                    }
+                }
+            }
+            finally {
+                connection.setTransactionIsolation(isolation);
+                NamedLock.release(connection, lock);
+            }
+            return total;
+        });
+        return deleted == null ? 0 : deleted;
+    }
+
+    private static String catalog(Connection connection) throws SQLException {
+        String catalog = connection.getCatalog();
+        return catalog == null ? "" : catalog;
     }
 
     // --- helpers ----------------------------------------------------------------------------------------------

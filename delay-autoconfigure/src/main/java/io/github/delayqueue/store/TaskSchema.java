@@ -1,13 +1,9 @@
 package io.github.delayqueue.store;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.HexFormat;
 import java.util.Map;
 
 import javax.sql.DataSource;
@@ -76,10 +72,7 @@ public final class TaskSchema {
                 return result.migrationsExecuted;
             }
             finally {
-                try (PreparedStatement release = connection.prepareStatement("SELECT RELEASE_LOCK(?)")) {
-                    release.setString(1, lockName);
-                    release.execute();
-                }
+                NamedLock.release(connection, lockName);
             }
         });
         return applied == null ? 0 : applied;
@@ -98,26 +91,13 @@ public final class TaskSchema {
      * refuses lock names over 64 characters and these two names may be 128 together.
      */
     static String lockName(String database, String historyTable) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256")
-                .digest((database + "." + historyTable).getBytes(StandardCharsets.UTF_8));
-            return "delay_schema:" + HexFormat.of().formatHex(digest, 0, 16);
-        }
-        catch (NoSuchAlgorithmException ex) {
-            throw new IllegalStateException("SHA-256 is missing from this JVM", ex);
-        }
+        return NamedLock.name("delay_schema", database, historyTable);
     }
 
     private void lock(Connection connection, String lockName) throws SQLException {
-        try (PreparedStatement lock = connection.prepareStatement("SELECT GET_LOCK(?, ?)")) {
-            lock.setString(1, lockName);
-            lock.setInt(2, LOCK_TIMEOUT_SECONDS);
-            try (ResultSet result = lock.executeQuery()) {
-                if (!result.next() || result.getInt(1) != 1) {
-                    throw new SQLException("Another instance held the schema lock '" + lockName + "' for more than "
-                            + LOCK_TIMEOUT_SECONDS + " s while migrating the delay queue table");
-                }
-            }
+        if (!NamedLock.acquire(connection, lockName, LOCK_TIMEOUT_SECONDS)) {
+            throw new SQLException("Another instance held the schema lock '" + lockName + "' for more than "
+                    + LOCK_TIMEOUT_SECONDS + " s while migrating the delay queue table");
         }
     }
 

@@ -84,8 +84,9 @@ final class TaskSql {
             UPDATE %1$s SET status = 'FAILED', lease_until = NULL, attempts = ?, last_error = ?, updated_at = ?
             WHERE id = ? AND claims = ? AND status = 'RUNNING'""";
 
+    /** Leaves {@code updated_at} alone: it says when the status last changed, which the purge goes by. */
     static final String EXTEND_LEASES = """
-            UPDATE %1$s SET lease_until = ?, updated_at = ?
+            UPDATE %1$s SET lease_until = ?
             WHERE id IN (%2$s) AND (id, claims) IN (%3$s) AND status = 'RUNNING'""";
 
     /** After a renewal matched fewer rows than it named: which of them are still this claim's. */
@@ -149,8 +150,9 @@ final class TaskSql {
      */
     static final String DATABASE_TIME = "SELECT TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))";
 
+    /** The oldest finished rows of one status, by the {@code (status, updated_at)} index: it stops at the cutoff. */
     static final String PURGE = """
-            DELETE FROM %1$s WHERE status = ? AND updated_at < ? ORDER BY due_at LIMIT ?""";
+            DELETE FROM %1$s WHERE status = ? AND updated_at < ? ORDER BY updated_at LIMIT ?""";
 
     private TaskSql() {
     }

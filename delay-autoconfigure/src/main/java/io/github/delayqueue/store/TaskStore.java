@@ -52,7 +52,7 @@ public interface TaskStore {
      * Extends the lease of claims still held; returns those it renewed. A claim missing from the answer is lost:
      * its task finished, or another instance took it after its lease ran out.
      */
-    Set<ClaimId> extendLeases(Collection<ClaimId> held, long leaseUntil, long now);
+    Set<ClaimId> extendLeases(Collection<ClaimId> held, long leaseUntil);
 
     /** Hands back claims whose handler never started: pending again in the given status, attempts untouched. */
     void release(Map<ClaimId, TaskStatus> statusByClaim, long now);
@@ -105,6 +105,11 @@ public interface TaskStore {
         return Math.multiplyExact(currentTimeMillis(), 1000L);
     }
 
-    /** Deletes up to {@code limit} tasks in {@code status} last changed before {@code updatedBefore}. */
-    int purge(TaskStatus status, long updatedBefore, int limit);
+    /**
+     * Deletes the tasks of each status whose status last changed before that status's cutoff, oldest first, in
+     * statements of {@code batchSize} rows, for up to {@code budgetMillis}. One instance purges at a time (they would
+     * only fight over the same rows); returns how many rows it deleted, or -1 when another instance is purging.
+     * Never holds locks that a cancel, a reschedule or a completion would wait for.
+     */
+    long purge(Map<TaskStatus, Long> changedBefore, int batchSize, long budgetMillis);
 }

@@ -55,7 +55,7 @@ abstract class UnsupportedTaskStore implements TaskStore {
     }
 
     @Override
-    public Set<ClaimId> extendLeases(Collection<ClaimId> held, long leaseUntil, long now) {
+    public Set<ClaimId> extendLeases(Collection<ClaimId> held, long leaseUntil) {
         throw new UnsupportedOperationException();
     }
 
@@ -120,7 +120,7 @@ abstract class UnsupportedTaskStore implements TaskStore {
     }
 
     @Override
-    public int purge(TaskStatus status, long updatedBefore, int limit) {
+    public long purge(Map<TaskStatus, Long> changedBefore, int batchSize, long budgetMillis) {
         throw new UnsupportedOperationException();
     }
 }

@@ -38,7 +38,7 @@ class HalfOpenConnectionReliabilityIT {
             long next = producer.schedule("rel.work", "after the partition", Duration.ofMillis(100));
 
             // the lease (3 s), then a fresh connection; without a timeout the claim would hang far longer
-            journal.awaitStarted(next, 20);
+            journal.awaitStarted(next, 30);
         }
     }
 }

@@ -188,10 +188,10 @@ class JdbcTaskStoreIT {
         List<Long> ids = insert(3, "lease", now - 1);
         List<ClaimedTask> claimed = store.claimIds(ids, now, new Lease("a", now + 1000, now));
         List<ClaimId> claims = claimed.stream().map(ClaimedTask::claimId).toList();
-        assertThat(store.extendLeases(claims, now + 60_000, now)).containsExactlyInAnyOrderElementsOf(claims);
+        assertThat(store.extendLeases(claims, now + 60_000)).containsExactlyInAnyOrderElementsOf(claims);
         // ids[2] was taken over by another instance: its claim number moved on
         jdbc.update("UPDATE delay_task SET owner = 'b', claims = claims + 1 WHERE id = ?", ids.get(2));
-        assertThat(store.extendLeases(claims, now + 60_000, now)).containsExactlyInAnyOrder(claims.get(0),
+        assertThat(store.extendLeases(claims, now + 60_000)).containsExactlyInAnyOrder(claims.get(0),
                 claims.get(1));
 
         store.markStarted(List.of(claims.get(1)), now);
@@ -252,16 +252,27 @@ class JdbcTaskStoreIT {
     }
 
     @Test
-    void purgeDeletesOnlyOldRowsOfTheStatus() {
-        List<Long> ids = insert(3, "purge", now - 1);
+    void purgeDeletesOnlyOldRowsOfTheStatusAndOneInstanceAtATime() throws Exception {
+        List<Long> ids = insert(4, "purge", now - 1);
         jdbc.update("UPDATE delay_task SET status = 'SUCCEEDED', updated_at = ? WHERE id IN (?, ?)", now - 100_000,
                 ids.get(0), ids.get(1));
         jdbc.update("UPDATE delay_task SET updated_at = ? WHERE id = ?", now, ids.get(1));
+        // a cancelled task due far ahead is purged by when it was cancelled, not by its due time
+        jdbc.update("UPDATE delay_task SET status = 'CANCELLED', due_at = ?, updated_at = ? WHERE id = ?",
+                now + 86_400_000L * 30, now - 100_000, ids.get(3));
 
-        assertThat(store.purge(TaskStatus.SUCCEEDED, now - 50_000, 100)).isEqualTo(1);
+        try (java.sql.Connection holder = dataSource.getConnection()) {
+            assertThat(NamedLock.acquire(holder, NamedLock.name("delay_purge", holder.getCatalog(), "`delay_task`"), 0))
+                .isTrue();
+            assertThat(store.purge(Map.of(TaskStatus.SUCCEEDED, now - 50_000), 100, 1_000))
+                .as("another instance purges").isEqualTo(-1);
+        }
+        assertThat(store.purge(Map.of(TaskStatus.SUCCEEDED, now - 50_000, TaskStatus.CANCELLED, now - 50_000), 100,
+                1_000)).isEqualTo(2);
         assertThat(store.find(ids.get(0))).isEmpty();
         assertThat(store.find(ids.get(1))).isPresent();
         assertThat(store.find(ids.get(2))).isPresent();
+        assertThat(store.find(ids.get(3))).isEmpty();
     }
 
     private static int attempts(long id) {

@@ -154,7 +154,11 @@ public final class TcpProxy implements AutoCloseable {
     private void pump(Link link, Socket from, Socket to) {
         Thread thread = new Thread(() -> {
             byte[] buffer = new byte[16 * 1024];
-            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+            try {
+                // the streams are not closed on their own: closing a socket's stream closes the socket, and a
+                // black-holed link must keep its client side open
+                InputStream in = from.getInputStream();
+                OutputStream out = to.getOutputStream();
                 int read;
                 while ((read = in.read(buffer)) >= 0) {
                     passGate();

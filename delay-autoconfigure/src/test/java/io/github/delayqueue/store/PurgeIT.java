@@ -1,0 +1,131 @@
+package io.github.delayqueue.store;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.delayqueue.api.TaskStatus;
+import io.github.delayqueue.test.TestDatabase;
+import io.github.delayqueue.test.TestServices;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The purge deletes a large backlog of finished tasks without making the queue's own writes wait: cancels,
+ * reschedules and completions of tasks whose rows sit in the same index ranges go through while it runs. (It used to
+ * scan and lock the whole status range in REPEATABLE READ, so a cancel waited for the whole statement.)
+ */
+@Tag("reliability")
+class PurgeIT {
+
+    private static final int FINISHED = 300_000;
+
+    private static final long DAY = 86_400_000L;
+
+    private static HikariDataSource dataSource;
+
+    private static JdbcTaskStore store;
+
+    private static JdbcTemplate jdbc;
+
+    private static final long now = System.currentTimeMillis();
+
+    @BeforeAll
+    static void createTable() {
+        TestDatabase db = TestServices.newDatabase();
+        dataSource = new HikariDataSource();
+        dataSource.setJdbcUrl(db.url());
+        dataSource.setUsername(db.user());
+        dataSource.setPassword(db.password());
+        dataSource.setMaximumPoolSize(10);
+        new TaskSchema(dataSource, "delay_task", "delay_task_schema_history").migrate();
+        store = new JdbcTaskStore(dataSource, "delay_task");
+        jdbc = new JdbcTemplate(dataSource);
+    }
+
+    @AfterAll
+    static void close() {
+        dataSource.close();
+    }
+
+    /** {@code count} rows in {@code status}, due over twenty days around now, last changed {@code changedAt}. */
+    private static void load(int count, String status, long changedAt) {
+        // digits cross-joined: a row source on MySQL 8 and MariaDB alike, without recursion limits
+        String digits = "(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 "
+                + "UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9)";
+        jdbc.update("INSERT INTO delay_task (task_type, payload, due_at, status, created_at, updated_at) "
+                + "SELECT 'purge', '\"p\"', ? + n * ?, ?, ?, ? FROM (SELECT a.d + 10 * b.d + 100 * c.d + 1000 * e.d "
+                + "+ 10000 * f.d + 100000 * g.d AS n FROM " + digits + " a, " + digits + " b, " + digits + " c, "
+                + digits + " e, " + digits + " f, " + digits + " g) seq WHERE n < ?",
+                now - 10 * DAY, 20 * DAY / count, status, changedAt, changedAt, count);
+    }
+
+    @Test
+    void aLongPurgeNeverMakesCancelsReschedulesOrCompletionsWait() throws Exception {
+        load(FINISHED, "CANCELLED", now - 2 * DAY);
+        load(FINISHED / 3, "SUCCEEDED", now - 2 * DAY);
+        List<Long> pending = jdbc.queryForList("SELECT id FROM delay_task WHERE status = 'CANCELLED' ORDER BY id "
+                + "LIMIT 400", Long.class);
+        // tasks still pending or running, with due times inside the purged ranges
+        jdbc.update("UPDATE delay_task SET status = 'QUEUED', updated_at = ? WHERE id IN (" + join(pending.subList(0,
+                200)) + ")", now);
+        jdbc.update("UPDATE delay_task SET status = 'RUNNING', owner = 'w', lease_until = ?, claims = 1, "
+                + "updated_at = ? WHERE id IN (" + join(pending.subList(200, 400)) + ")", now + 60_000, now);
+
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            long purgeStart = System.nanoTime();
+            // one statement for the whole backlog, so the purge runs for seconds
+            Future<Long> purge = threads.submit(() -> store.purge(Map.of(TaskStatus.CANCELLED, now - DAY,
+                    TaskStatus.SUCCEEDED, now - DAY), FINISHED * 2, 120_000));
+            Thread.sleep(300);
+            Future<Long> slowest = threads.submit(() -> {
+                long worst = 0;
+                for (int i = 0; i < 100; i++) {
+                    long start = System.nanoTime();
+                    if (i % 2 == 0) {
+                        assertThat(store.cancel(pending.get(i), now)).isPresent();
+                    }
+                    else {
+                        assertThat(store.reschedule(pending.get(i), now + DAY, TaskStatus.SCHEDULED, now)).isTrue();
+                    }
+                    store.finish(List.of(new Completion.Succeeded(pending.get(200 + i), 1)), now);
+                    worst = Math.max(worst, System.nanoTime() - start);
+                }
+                return TimeUnit.NANOSECONDS.toMillis(worst);
+            });
+            long worstMillis = slowest.get(120, TimeUnit.SECONDS);
+            boolean purgeStillRan = !purge.isDone();
+            long deleted = purge.get(120, TimeUnit.SECONDS);
+            long purgeMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - purgeStart);
+
+            assertThat(deleted).isEqualTo(FINISHED - 400 + FINISHED / 3);
+            assertThat(purgeStillRan).as("the writes finished while the purge still ran (it took %d ms)", purgeMillis)
+                .isTrue();
+            assertThat(worstMillis).as("slowest cancel/reschedule + completion during a %d ms purge", purgeMillis)
+                .isLessThan(1_000);
+            assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM delay_task WHERE status = 'SUCCEEDED'",
+                    Integer.class)).isEqualTo(100);
+        }
+        finally {
+            threads.shutdownNow();
+        }
+    }
+
+    private static String join(List<Long> ids) {
+        List<String> parts = new ArrayList<>();
+        ids.forEach(id -> parts.add(Long.toString(id)));
+        return String.join(",", parts);
+    }
+}
