@@ -10,6 +10,7 @@ import java.util.function.Consumer;
 
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.store.ClaimId;
+import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.Completion;
 import io.github.delayqueue.store.DueTask;
 import io.github.delayqueue.store.TaskStore;
@@ -19,8 +20,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Writes what happens to claimed tasks back to the database in batches, on a thread of its own: that a handler
- * started (so the attempt counts), and how it ended, so a worker is free for the next task as soon as its handler
- * returns. A start and an end that fall in the same batch are one write. A failed write is retried (the tasks stay
+ * started (so the attempt counts), how it ended, and claims the pool hands back unstarted, so a worker is free for
+ * the next task as soon as its handler returns and the pool's timer never waits on the database. A start and an end that fall in the same batch are one write. A failed write is retried (the tasks stay
  * held and their leases renewed) until it succeeds or the engine stops; then retries that re-enter the index are
  * indexed.
  */
@@ -32,7 +33,10 @@ public final class Completer {
 
     private static final long LINGER_NANOS = 2_000_000;
 
-    /** {@link Completion}s and {@link ClaimId}s of started handlers, in the order they happened. */
+    /**
+     * {@link Completion}s, {@link ClaimId}s of started handlers and {@link HandBackItem}s, in the order they
+     * happened.
+     */
     private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
 
     private final TaskStore store;
@@ -42,6 +46,8 @@ public final class Completer {
     private final @Nullable Indexer indexer;
 
     private final WakeSignal wake;
+
+    private final Tiers tiers;
 
     private final Throttle throttle = new Throttle(log, "Writing task results");
 
@@ -54,8 +60,9 @@ public final class Completer {
 
     private @Nullable Thread thread;
 
-    public Completer(TaskStore store, QueueClock clock, @Nullable Indexer indexer, WakeSignal wake) {
+    public Completer(TaskStore store, QueueClock clock, @Nullable Indexer indexer, WakeSignal wake, Tiers tiers) {
         this.store = store;
+        this.tiers = tiers;
         this.clock = clock;
         this.indexer = indexer;
         this.wake = wake;
@@ -73,6 +80,14 @@ public final class Completer {
 
     void submit(Completion completion) {
         queue.add(completion);
+    }
+
+    /** Hands these claims back, unstarted and uncounted, for any instance to take. */
+    void handBack(List<ClaimedTask> unstarted) {
+        queue.add(new HandBackItem(List.copyOf(unstarted)));
+    }
+
+    private record HandBackItem(List<ClaimedTask> tasks) {
     }
 
     void start() {
@@ -130,9 +145,13 @@ public final class Completer {
             }
         }
         List<ClaimId> started = new ArrayList<>();
+        List<ClaimedTask> handedBack = new ArrayList<>();
         for (Object item : items) {
             if (item instanceof ClaimId claim && !ended.contains(claim)) {
                 started.add(claim); // a completion in the same batch counts its attempt itself
+            }
+            else if (item instanceof HandBackItem handBack) {
+                handedBack.addAll(handBack.tasks());
             }
         }
         while (true) {
@@ -144,6 +163,10 @@ public final class Completer {
                 }
                 if (!batch.isEmpty()) {
                     store.finish(batch, now);
+                }
+                if (!handedBack.isEmpty()) {
+                    HandBack.release(store, tiers, indexer, handedBack, now);
+                    handedBack.clear();
                 }
                 throttle.succeeded();
                 break;

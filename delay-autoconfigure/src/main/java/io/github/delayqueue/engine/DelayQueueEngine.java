@@ -76,7 +76,7 @@ public class DelayQueueEngine implements SmartLifecycle {
         this.clock = clock;
         this.wake = wake;
         Claims claims = new Claims(settings.instanceId(), settings.lease());
-        this.completer = new Completer(store, clock, indexer, wake);
+        this.completer = new Completer(store, clock, indexer, wake, tiers);
         TaskRunner runner = new TaskRunner(registry, codec, retryPolicy, tiers, clock, events, settings.instanceId(),
                 invoker);
         this.pool = new WorkerPool(settings.threads(), settings.prefetch(), settings.lease(), registry, runner,

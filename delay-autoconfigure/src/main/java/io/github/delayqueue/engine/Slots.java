@@ -6,14 +6,15 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * How many tasks an instance may hold at once, claimed and not yet finished: its threads plus a prefetch sized to
- * what the pool finishes in a quarter of a second, at least the thread count and at most
+ * what the pool finishes in a tenth of a second, at least as many as threads are idle and at most
  * {@code delay.worker.prefetch}. Short handlers so get large claims (a claim costs a commit, whatever its size),
- * while slow ones never sit claimed here for long when another instance could run them.
+ * while slow ones never sit claimed here for long when another instance could run them; and while every thread is
+ * held by a handler that runs long, nothing is prefetched at all.
  */
 final class Slots {
 
     /** How long, at the measured pace, a prefetched task may wait for a thread. */
-    private static final double WINDOW_SECONDS = 0.25;
+    private static final double WINDOW_SECONDS = 0.1;
 
     private static final long SAMPLE_NANOS = 100_000_000;
 
@@ -33,6 +34,9 @@ final class Slots {
 
     /** Tasks finished per second, smoothed. */
     private double pace;
+
+    /** Every thread runs a handler that has taken far longer than usual: nothing claimed now would start soon. */
+    private boolean threadsStuck;
 
     Slots(int threads, int maxPrefetch) {
         this.threads = threads;
@@ -58,7 +62,11 @@ final class Slots {
             finishedInSample = 0;
             sampleStart = nanos;
         }
-        int prefetch = (int) Math.min(maxPrefetch, Math.max(threads, pace * WINDOW_SECONDS));
+        if (threadsStuck) {
+            return threads;
+        }
+        int idle = Math.max(0, threads - held);
+        int prefetch = (int) Math.min(maxPrefetch, Math.max(idle, pace * WINDOW_SECONDS));
         return threads + prefetch;
     }
 
@@ -101,6 +109,20 @@ final class Slots {
         lock.lock();
         try {
             held += count;
+        }
+        finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether every thread is held by a handler running far longer than usual (see {@link WorkerPool}). */
+    void threadsStuck(boolean stuck) {
+        lock.lock();
+        try {
+            if (threadsStuck != stuck) {
+                threadsStuck = stuck;
+                freed.signalAll();
+            }
         }
         finally {
             lock.unlock();

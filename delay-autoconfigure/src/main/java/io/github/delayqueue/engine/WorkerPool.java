@@ -30,6 +30,8 @@ import org.slf4j.LoggerFactory;
  * kept). The pool remembers every claim it holds until its result is written, so leases can be renewed and unstarted
  * tasks handed back at shutdown, and it watches those leases: a task whose lease is lost or about to end is never
  * started, and a running handler whose lease is lost is interrupted (see {@link #guardLeases}, {@link #leasesLost}).
+ * When every thread is held by a handler that runs far longer than usual, the tasks waiting for a thread are handed
+ * back at once for other instances to run ({@link #shedWhileStuck}).
  */
 public final class WorkerPool {
 
@@ -65,6 +67,13 @@ public final class WorkerPool {
 
     private final Map<String, Lane> lanes = new ConcurrentHashMap<>();
 
+    /** Tasks handed to the executor and not started yet: what waits for a thread. */
+    private final Set<Held> ready = ConcurrentHashMap.newKeySet();
+
+    private final HandlerDurations durations = new HandlerDurations();
+
+    private final int threads;
+
     private final HandlerRegistry registry;
 
     private final TaskRunner runner;
@@ -76,6 +85,7 @@ public final class WorkerPool {
     public WorkerPool(int threads, int prefetch, Duration lease, HandlerRegistry registry, TaskRunner runner,
             Completer completer, QueueClock clock) {
         this.slots = new Slots(threads, prefetch);
+        this.threads = threads;
         this.clock = clock;
         this.leaseMillis = lease.toMillis();
         this.timer = new ScheduledThreadPoolExecutor(1, runnable -> {
@@ -97,7 +107,15 @@ public final class WorkerPool {
         // on the timer, which never waits on the database: the guard must run while the database hangs
         long guardMillis = Math.max(50, leaseMillis / 10);
         this.timer.scheduleWithFixedDelay(this::guardLeases, guardMillis, guardMillis, TimeUnit.MILLISECONDS);
+        this.timer.scheduleWithFixedDelay(this::shedWhileStuck, SHED_CHECK_MILLIS, SHED_CHECK_MILLIS,
+                TimeUnit.MILLISECONDS);
     }
+
+    /** How often the pool looks whether every thread is stuck in a long handler. */
+    private static final long SHED_CHECK_MILLIS = 5;
+
+    /** A handler running this long, or 8 times the median, whichever is longer, holds its thread for long. */
+    private static final long STUCK_FLOOR_NANOS = 10_000_000;
 
     /** How many tasks the pool may hold right now. */
     public int capacity() {
@@ -156,15 +174,18 @@ public final class WorkerPool {
     }
 
     private void execute(Held entry) {
+        ready.add(entry);
         try {
             executor.execute(() -> run(entry));
         }
         catch (RejectedExecutionException ex) {
             // Shutting down: the task stays WAITING and is handed back by releaseUnstarted.
+            ready.remove(entry);
         }
     }
 
     private void run(Held entry) {
+        ready.remove(entry);
         try {
             if (entry.state.compareAndSet(WAITING, RUNNING)) {
                 if (leaseEndsSoon(entry, clock.now())) {
@@ -177,14 +198,16 @@ public final class WorkerPool {
                     return;
                 }
                 completer.started(entry.task.claimId());
-                entry.runOn(Thread.currentThread());
+                long started = System.nanoTime();
+                entry.runOn(Thread.currentThread(), started);
                 Completion completion;
                 try {
                     completion = runner.run(entry.task, entry::wasInterrupted);
                 }
                 finally {
-                    entry.runOn(null);
+                    entry.runOn(null, 0);
                     entry.state.set(FINISHED);
+                    durations.record(System.nanoTime() - started);
                     Thread.interrupted(); // an interrupt meant for this handler must not reach the next one
                 }
                 completer.submit(completion);
@@ -291,6 +314,40 @@ public final class WorkerPool {
         }
     }
 
+    /**
+     * While every thread runs a handler that has taken far longer than the usual handler (8 times the median, at
+     * least 10 ms), whatever waits here for a thread would wait for one of those: it goes back at once, uncounted, for
+     * an instance with free threads, and nothing more is claimed until a thread is free again. Without this, tasks
+     * claimed ahead sit behind slow handlers while other instances are idle.
+     */
+    void shedWhileStuck() {
+        long now = System.nanoTime();
+        long stuckAfter = Math.max(STUCK_FLOOR_NANOS, 8 * durations.medianNanos());
+        int stuck = 0;
+        for (Held entry : held.values()) {
+            long since = entry.runningSince();
+            if (since != 0 && now - since > stuckAfter) {
+                stuck++;
+            }
+        }
+        boolean allStuck = stuck >= threads;
+        slots.threadsStuck(allStuck);
+        if (!allStuck || ready.isEmpty()) {
+            return;
+        }
+        List<ClaimedTask> shed = new ArrayList<>();
+        for (Held entry : ready) {
+            if (entry.state.compareAndSet(WAITING, RELEASED)) {
+                shed.add(entry.task);
+            }
+        }
+        if (!shed.isEmpty()) {
+            completer.handBack(shed);
+            log.debug("Every thread runs a long handler: handed back {} waiting task(s) for other instances",
+                    shed.size());
+        }
+    }
+
     /** Claims given up since the last call, never started: to hand back, uncounted. */
     List<ClaimedTask> takeGivenUp() {
         List<ClaimedTask> taken = new ArrayList<>();
@@ -375,6 +432,9 @@ public final class WorkerPool {
         /** The thread running the handler, while it runs; guarded by this. */
         private @Nullable Thread thread;
 
+        /** When the handler started ({@link System#nanoTime()}), 0 while it does not run. */
+        private volatile long runningSince;
+
         /** Set once the handler was interrupted, so it is interrupted once, not at every guard pass. */
         private boolean interrupted;
 
@@ -383,8 +443,13 @@ public final class WorkerPool {
             this.leaseUntil = leaseUntil;
         }
 
-        synchronized void runOn(@Nullable Thread thread) {
+        synchronized void runOn(@Nullable Thread thread, long since) {
             this.thread = thread;
+            this.runningSince = since;
+        }
+
+        long runningSince() {
+            return runningSince;
         }
 
         synchronized boolean wasInterrupted() {

@@ -18,7 +18,7 @@ class DispatcherTest {
         WakeSignal wake = new WakeSignal(clock);
         UnsupportedTaskStore store = new UnsupportedTaskStore() {
         };
-        Completer completer = new Completer(store, clock, null, wake);
+        Completer completer = new Completer(store, clock, null, wake, Tiers.databaseOnly());
         HandlerRegistry registry = new HandlerRegistry();
         TaskRunner runner = new TaskRunner(registry, new JacksonPayloadCodec(JsonMapper.builder().build()),
                 new RetryPolicy(3, new Backoff(Duration.ofSeconds(1), 1, Duration.ofSeconds(1))),
