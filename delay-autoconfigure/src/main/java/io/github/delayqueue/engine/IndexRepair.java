@@ -11,7 +11,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Watches an unreachable index and, once it is back, rebuilds it from the database: every {@code QUEUED} row is
  * added again (adding an id that is already there only sets the same due time), so tasks scheduled during the outage
- * regain their precise wake-up.
+ * regain their precise wake-up. While the index answers it also keeps the wake-up subscription alive, which would
+ * otherwise stay lost when it failed as the engine started or dropped with Redis.
  */
 final class IndexRepair implements Runnable {
 
@@ -34,6 +35,15 @@ final class IndexRepair implements Runnable {
     @Override
     public void run() {
         indexer.probe();
+        if (!indexer.available()) {
+            return;
+        }
+        try {
+            indexer.index().keepSubscribed();
+        }
+        catch (RuntimeException ex) {
+            // a hint only: consumers still wake every max-wait; tried again at the next run
+        }
         if (!indexer.takeRebuildRequest()) {
             return;
         }

@@ -20,9 +20,6 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
 import org.springframework.data.redis.core.script.RedisScript;
-import org.springframework.data.redis.listener.ChannelTopic;
-import org.springframework.data.redis.listener.RedisMessageListenerContainer;
-import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
  * {@link TimeIndex} on Redis: one sorted set per shard (score = due time in epoch milliseconds, member = task id),
@@ -61,7 +58,7 @@ public class RedisTimeIndex implements TimeIndex {
 
     private final String channel;
 
-    private @Nullable RedisMessageListenerContainer listeners;
+    private volatile @Nullable WakeSubscription wakeUps;
 
     public RedisTimeIndex(RedisConnectionFactory connectionFactory, String keyPrefix, int shards) {
         if (shards < 1) {
@@ -147,37 +144,23 @@ public class RedisTimeIndex implements TimeIndex {
     @Override
     public synchronized void subscribe(LongConsumer listener) {
         unsubscribe();
-        RedisMessageListenerContainer container = new RedisMessageListenerContainer();
-        container.setConnectionFactory(connectionFactory);
-        // While Redis is down, retry the subscription at a growing interval instead of logging every few seconds;
-        // wake-ups are hints, consumers still wake every max-wait.
-        ExponentialBackOff backOff = new ExponentialBackOff(1000, 2.0);
-        backOff.setMaxInterval(30_000);
-        container.setRecoveryBackoff(backOff);
-        container.addMessageListener((message, pattern) -> {
-            try {
-                listener.accept(Long.parseLong(new String(message.getBody(), StandardCharsets.UTF_8)));
-            }
-            catch (NumberFormatException ex) {
-                // not ours; wake-ups are hints
-            }
-        }, new ChannelTopic(channel));
-        container.afterPropertiesSet();
-        container.start();
-        listeners = container;
+        WakeSubscription subscription = new WakeSubscription(connectionFactory, redis, channel, listener);
+        wakeUps = subscription; // kept when it fails now: keepSubscribed() tries again
+        subscription.start();
+    }
+
+    @Override
+    public boolean keepSubscribed() {
+        WakeSubscription subscription = wakeUps;
+        return subscription != null && subscription.check();
     }
 
     @Override
     public synchronized void unsubscribe() {
-        RedisMessageListenerContainer container = listeners;
-        listeners = null;
-        if (container != null) {
-            try {
-                container.destroy();
-            }
-            catch (Exception ex) {
-                // shutting down; nothing to keep
-            }
+        WakeSubscription subscription = wakeUps;
+        wakeUps = null;
+        if (subscription != null) {
+            subscription.stop();
         }
     }
 
