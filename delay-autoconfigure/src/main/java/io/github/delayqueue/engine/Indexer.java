@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Keeps the time index in step with the database and tolerates its absence: a failed write is logged and left to
  * the sweep, since the row is already committed. It logs once when the index becomes unreachable and once when it
- * is back, never once per call, and tells the engine so it can fall back to the database and later rebuild.
+ * is back, never once per call, and tells the engine so it can fall back to the database and later see the index
+ * rebuilt.
  */
 public final class Indexer {
 
@@ -122,15 +123,21 @@ public final class Indexer {
         return rebuildNeeded.getAndSet(false);
     }
 
-    /** Asks for another rebuild, after one failed half-way. */
+    /** Asks again for the rebuild the index's return asked for, when it could not be acted on. */
     void requestRebuild() {
         rebuildNeeded.set(true);
+    }
+
+    /** This instance rebuilt the whole index from the database, {@code tasks} of them, for every instance. */
+    void rebuilt(int tasks) {
+        events.indexRebuilt(tasks);
     }
 
     private void reachable() {
         if (available.compareAndSet(false, true)) {
             rebuildNeeded.set(true);
-            log.info("The time index is reachable again; rebuilding it from the database");
+            log.info("The time index is reachable again; it will be rebuilt from the database (one instance "
+                    + "rebuilds it for all that saw it back)");
             events.indexAvailability(true);
         }
     }

@@ -53,6 +53,13 @@ public interface TaskEvents {
     default void indexAvailability(boolean available) {
     }
 
+    /**
+     * This instance rebuilt the whole time index from the database ({@code tasks} queued tasks) after Redis came
+     * back; one instance does this for all that saw Redis back at about the same time.
+     */
+    default void indexRebuilt(int tasks) {
+    }
+
     /** One listener that forwards to all of {@code listeners}. */
     static TaskEvents composite(List<TaskEvents> listeners) {
         if (listeners.isEmpty()) {
@@ -101,6 +108,11 @@ public interface TaskEvents {
             @Override
             public void indexAvailability(boolean available) {
                 all.forEach(l -> l.indexAvailability(available));
+            }
+
+            @Override
+            public void indexRebuilt(int tasks) {
+                all.forEach(l -> l.indexRebuilt(tasks));
             }
         };
     }

@@ -25,7 +25,8 @@ import org.springframework.data.redis.core.script.RedisScript;
  * {@link TimeIndex} on Redis: one sorted set per shard (score = due time in epoch milliseconds, member = task id),
  * each key hash-tagged on its own so every script touches one slot and the shards spread over a Redis Cluster.
  * The {@code add} and {@code pop} Lua scripts are loaded once and called by SHA. A new shard head is published on
- * the wake-up channel, which every instance subscribes to.
+ * the wake-up channel, which every instance subscribes to ({@link WakeSubscription}). Full rebuilds are recorded
+ * beside the index ({@link RedisIndexRebuilds}), so that one serves every instance.
  */
 public class RedisTimeIndex implements TimeIndex {
 
@@ -41,7 +42,7 @@ public class RedisTimeIndex implements TimeIndex {
     private static final RedisScript<List> POP = RedisScript.of(script("pop.lua"), List.class);
 
     /** A script's text, read once: a script backed by a resource checks the resource again on every call. */
-    private static String script(String name) {
+    static String script(String name) {
         try (InputStream in = new ClassPathResource("io/github/delayqueue/index/" + name).getInputStream()) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
@@ -58,6 +59,8 @@ public class RedisTimeIndex implements TimeIndex {
 
     private final String channel;
 
+    private final RedisIndexRebuilds rebuilds;
+
     private volatile @Nullable WakeSubscription wakeUps;
 
     public RedisTimeIndex(RedisConnectionFactory connectionFactory, String keyPrefix, int shards) {
@@ -71,6 +74,7 @@ public class RedisTimeIndex implements TimeIndex {
             keys[shard] = keyPrefix + ":due:{" + keyPrefix + ":" + shard + "}";
         }
         this.channel = keyPrefix + ":wake";
+        this.rebuilds = new RedisIndexRebuilds(redis, keyPrefix);
     }
 
     /** The sorted set of {@code shard}. */
@@ -142,6 +146,11 @@ public class RedisTimeIndex implements TimeIndex {
     }
 
     @Override
+    public IndexRebuilds rebuilds() {
+        return rebuilds;
+    }
+
+    @Override
     public synchronized void subscribe(LongConsumer listener) {
         unsubscribe();
         WakeSubscription subscription = new WakeSubscription(connectionFactory, redis, channel, listener);
@@ -164,7 +173,7 @@ public class RedisTimeIndex implements TimeIndex {
         }
     }
 
-    private static <T> T guard(Supplier<T> call) {
+    static <T> T guard(Supplier<T> call) {
         try {
             return call.get();
         }

@@ -45,6 +45,14 @@ public interface TimeIndex {
         return true;
     }
 
+    /**
+     * The shared record of full rebuilds from the database, so that one instance rebuilds for all. By default each
+     * instance rebuilds for itself.
+     */
+    default IndexRebuilds rebuilds() {
+        return IndexRebuilds.SOLO;
+    }
+
     /** Stops listening for wake-ups. */
     void unsubscribe();
 }
