@@ -49,10 +49,17 @@ final class IndexRepair implements Runnable {
     /** When it began waiting (System.nanoTime). */
     private long waitingSince;
 
+    private final long settleNanos;
+
     IndexRepair(Indexer indexer, TaskStore store, WakeSignal wake) {
+        this(indexer, store, wake, SETTLE_NANOS);
+    }
+
+    IndexRepair(Indexer indexer, TaskStore store, WakeSignal wake, long settleNanos) {
         this.indexer = indexer;
         this.store = store;
         this.wake = wake;
+        this.settleNanos = settleNanos;
     }
 
     @Override
@@ -100,7 +107,7 @@ final class IndexRepair implements Runnable {
             log.info("The time index was rebuilt from the database by another instance since this one saw it back");
             return;
         }
-        if (System.nanoTime() - waitingSince < SETTLE_NANOS || !rebuilds.tryLock(token, LOCK_TTL)) {
+        if (System.nanoTime() - waitingSince < settleNanos || !rebuilds.tryLock(token, LOCK_TTL)) {
             return; // others note theirs first; or another instance rebuilds, which may cover this one
         }
         try {

@@ -202,7 +202,7 @@ class RedisComesBackIT {
         proxy.restore();
         await("the instance cut off sees Redis again").atMost(Duration.ofSeconds(15)).until(indexer::available);
 
-        journal.awaitDistinct(ids.size(), 40);
+        journal.awaitDistinct(ids.size(), 60);
         Lateness.assertOnceAndOnTime(journal, ids, WOKEN_LATENESS_MILLIS);
         assertThat(rebuilds).as("rebuilds by the instance cut off, for itself").hasValue(1);
     }
