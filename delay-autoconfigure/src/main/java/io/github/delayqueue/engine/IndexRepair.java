@@ -30,7 +30,7 @@ final class IndexRepair implements Runnable {
     private static final int PAGE = 1000;
 
     /** How long an instance that saw the index back leaves the others to see it too before it rebuilds. */
-    static final long SETTLE_NANOS = TimeUnit.SECONDS.toNanos(2);
+    static final long SETTLE_NANOS = TimeUnit.SECONDS.toNanos(3);
 
     /** Extended with every page; a holder that dies keeps the others waiting no longer than this. */
     private static final Duration LOCK_TTL = Duration.ofSeconds(15);
