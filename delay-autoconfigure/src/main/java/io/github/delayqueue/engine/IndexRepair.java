@@ -19,9 +19,10 @@ import org.slf4j.LoggerFactory;
  * instance notes how many rebuilds had begun and waits for a later one to complete. If none has after
  * {@link #SETTLE_NANOS}, it takes the lock and rebuilds for all. The pause lets the other instances, which see Redis
  * back within about a probe interval of each other, note theirs first, so that after a shared outage one rebuild
- * serves them all; an instance that was cut off alone waits only that long for its own. While the index answers,
- * this also keeps the wake-up subscription alive, which would otherwise stay lost when it failed as the engine started
- * or dropped with Redis.
+ * serves them all; an instance that was cut off alone waits only that long for its own. Meanwhile each instance adds
+ * back at once the tasks it held while it could not reach the index, so its own need not wait for the rebuild. While
+ * the index answers, this also keeps the wake-up subscription alive, which would otherwise stay lost when it failed as
+ * the engine started or dropped with Redis.
  */
 final class IndexRepair implements Runnable {
 
@@ -79,6 +80,7 @@ final class IndexRepair implements Runnable {
             indexer.requestRebuild(); // gone again before this could note it: note it when it is back
             return;
         }
+        addHeld();
         try {
             indexer.index().keepSubscribed();
         }
@@ -131,6 +133,27 @@ final class IndexRepair implements Runnable {
             }
             catch (RuntimeException ex) {
                 // it expires
+            }
+        }
+    }
+
+    /**
+     * Adds back what this instance could not add while the index was unreachable, at their current due times and
+     * only while still pending (many ran from the database meanwhile): its own tasks need not wait for the rebuild.
+     */
+    private void addHeld() {
+        List<DueTask> held = indexer.takeHeld();
+        for (int from = 0; from < held.size(); from += PAGE) {
+            List<DueTask> chunk = held.subList(from, Math.min(held.size(), from + PAGE));
+            try {
+                List<DueTask> pending = store.pendingAmong(chunk.stream().map(DueTask::id).toList());
+                if (!pending.isEmpty()) {
+                    indexer.addOrThrow(pending);
+                }
+            }
+            catch (RuntimeException ex) {
+                indexer.hold(held.subList(from, held.size())); // the next run tries again
+                return;
             }
         }
     }

@@ -3,7 +3,9 @@ package io.github.delayqueue.engine;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.index.IndexEntry;
 import io.github.delayqueue.index.Popped;
@@ -17,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * Keeps the time index in step with the database and tolerates its absence: a failed write is logged and left to
  * the sweep, since the row is already committed. It logs once when the index becomes unreachable and once when it
  * is back, never once per call, and tells the engine so it can fall back to the database and later see the index
- * rebuilt.
+ * rebuilt. Tasks it could not add meanwhile are held (up to {@link #MAX_HELD}) for the repair job to add back as soon
+ * as the index answers, so that they need not wait for the shared rebuild.
  */
 public final class Indexer {
 
@@ -31,6 +34,13 @@ public final class Indexer {
 
     /** Set when the index came back and has not been rebuilt from the database since. */
     private final AtomicBoolean rebuildNeeded = new AtomicBoolean(false);
+
+    /** Tasks held back while the index is unreachable, at most; past that the shared rebuild alone restores them. */
+    static final int MAX_HELD = 10_000;
+
+    private final ConcurrentLinkedQueue<DueTask> held = new ConcurrentLinkedQueue<>();
+
+    private final AtomicInteger heldCount = new AtomicInteger();
 
     public Indexer(TimeIndex index, TaskEvents events) {
         this.index = index;
@@ -47,18 +57,45 @@ public final class Indexer {
 
     /**
      * Adds committed tasks; a failure is logged, the sweep will find them in the database. While the index is known
-     * to be down this does nothing at once instead of waiting for a timeout: the rebuild adds them when it is back.
+     * to be down this holds them at once instead of waiting for a timeout: they are added when it is back.
      */
     public void add(List<DueTask> tasks) {
-        if (tasks.isEmpty() || !available()) {
+        if (tasks.isEmpty()) {
+            return;
+        }
+        if (!available()) {
+            hold(tasks);
             return;
         }
         try {
             addOrThrow(tasks);
         }
         catch (RuntimeException ex) {
-            // logged once by unreachable(); the rows are committed and the sweep or the rebuild indexes them
+            // logged once by unreachable(); the rows are committed, and added back when the index is
+            hold(tasks);
         }
+    }
+
+    /** Keeps tasks to add once the index is back; past {@link #MAX_HELD} the rebuild (or the sweep) has them. */
+    void hold(List<DueTask> tasks) {
+        for (DueTask task : tasks) {
+            if (heldCount.incrementAndGet() > MAX_HELD) {
+                heldCount.decrementAndGet();
+                return;
+            }
+            held.add(task);
+        }
+    }
+
+    /** Takes the tasks held while the index was unreachable. */
+    List<DueTask> takeHeld() {
+        List<DueTask> taken = new ArrayList<>();
+        DueTask task;
+        while ((task = held.poll()) != null) {
+            heldCount.decrementAndGet();
+            taken.add(task);
+        }
+        return taken;
     }
 
     /** Adds while a database transaction waits: a failure propagates so the transaction rolls back. */

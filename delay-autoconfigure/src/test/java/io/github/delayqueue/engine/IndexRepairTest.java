@@ -26,7 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The shared-rebuild protocol of {@link IndexRepair}, on instances in one JVM that share an in-memory rebuild record
  * and a database of a few queued rows: one rebuild serves every instance that saw the index back before it began, a
- * later one is made for an instance that saw it back after, and a record Redis lost never counts as a rebuild.
+ * later one is made for an instance that saw it back after, a record Redis lost never counts as a rebuild, and what
+ * an instance could not index meanwhile is added back at once.
  * Redis itself is covered by {@code RedisComesBackIT}.
  */
 class IndexRepairTest {
@@ -137,6 +138,17 @@ class IndexRepairTest {
         assertThat(a.rebuilds).as("rebuilds by the instance that noted the lost record").hasValue(0);
     }
 
+    @Test
+    void whatAnInstanceCouldNotIndexIsAddedBackAtOnceIfStillPendingWithoutWaitingForTheRebuild() {
+        Instance a = new Instance(TimeUnit.HOURS.toNanos(1));
+        a.outage();
+        // held while the index is unreachable: task 1 is still queued (due 100), task 9 ran from the database
+        a.indexer.add(List.of(new DueTask(1, 50), new DueTask(9, 900)));
+        a.repair();
+        assertThat(a.index.added).containsExactly(new DueTask(1, 100));
+        assertThat(a.rebuilds).hasValue(0);
+    }
+
     private static void settle() {
         try {
             Thread.sleep(TimeUnit.NANOSECONDS.toMillis(SETTLE_NANOS) + 20);
@@ -150,6 +162,10 @@ class IndexRepairTest {
     private TaskStore store() {
         return (TaskStore) Proxy.newProxyInstance(TaskStore.class.getClassLoader(), new Class<?>[] { TaskStore.class },
                 (proxy, method, args) -> {
+                    if (method.getName().equals("pendingAmong")) {
+                        Collection<?> ids = (Collection<?>) args[0];
+                        return queued.stream().filter(t -> ids.contains(t.id())).toList();
+                    }
                     if (!method.getName().equals("pending")) {
                         throw new UnsupportedOperationException(method.getName());
                     }
@@ -178,8 +194,15 @@ class IndexRepairTest {
             }
         });
 
-        final IndexRepair repair = new IndexRepair(indexer, store(), new WakeSignal(new QueueClock(Clock.systemUTC())),
-                SETTLE_NANOS);
+        final IndexRepair repair;
+
+        Instance() {
+            this(SETTLE_NANOS);
+        }
+
+        Instance(long settleNanos) {
+            repair = new IndexRepair(indexer, store(), new WakeSignal(new QueueClock(Clock.systemUTC())), settleNanos);
+        }
 
         /** Redis goes away and comes back: the instance noticed the first, its next repair notices the second. */
         void outage() {

@@ -10,7 +10,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.engine.Indexer;
 import io.github.delayqueue.engine.TaskEvents;
+import io.github.delayqueue.index.RedisTimeIndex;
+import io.github.delayqueue.index.TimeIndex;
 import io.github.delayqueue.test.TcpProxy;
+import io.github.delayqueue.test.TestRedis;
 import io.github.delayqueue.test.TestServices;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -23,6 +26,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -132,7 +137,8 @@ class RedisComesBackIT {
         assertThat(subscribers(channel)).as("subscribers while the worker cannot reach Redis").isZero();
 
         proxy.restore();
-        await("the worker sees Redis again").atMost(Duration.ofSeconds(10)).until(worker.getBean(Indexer.class)::available);
+        Indexer indexer = worker.getBean(Indexer.class);
+        await("the worker sees Redis again").atMost(Duration.ofSeconds(10)).until(indexer::available);
         await("the worker subscribes to wake-ups").atMost(Duration.ofSeconds(10))
             .until(() -> subscribers(channel) >= 1);
 
@@ -157,6 +163,14 @@ class RedisComesBackIT {
         List<Long> before = schedule(all.get(0).getBean(DelayQueue.class), 50, 20_000, 22_000);
 
         proxy.cut();
+        // Redis restarts empty meanwhile: only a rebuild from the database can give those tasks their wake-up again
+        LettuceConnectionFactory direct = TestRedis.single();
+        try {
+            new StringRedisTemplate(direct).delete(((RedisTimeIndex) all.get(0).getBean(TimeIndex.class)).key(0));
+        }
+        finally {
+            direct.destroy();
+        }
         AbstractQueueIT.sleep(500);
         // Each instance schedules while it cannot reach Redis: some tasks fall due during the outage, run from the
         // database; the others fall due well after it, so only the rebuilt index (not the 20 s sweep) has them on
