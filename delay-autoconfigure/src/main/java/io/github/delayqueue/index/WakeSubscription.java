@@ -2,6 +2,8 @@ package io.github.delayqueue.index;
 
 import java.nio.charset.StandardCharsets;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.LongConsumer;
@@ -53,6 +55,11 @@ final class WakeSubscription {
 
     private @Nullable RedisMessageListenerContainer container;
 
+    /** The container's threads: messages are handed to one (not a new thread per message), subscribing to another. */
+    private @Nullable ExecutorService dispatch;
+
+    private @Nullable ExecutorService subscribing;
+
     private long startedAt;
 
     /** When anything last arrived on either channel (System.nanoTime). */
@@ -88,6 +95,10 @@ final class WakeSubscription {
         // is down. check() subscribes again instead, and only while Redis answers.
         started.setRecoveryBackoff(new FixedBackOff(0, 0));
         started.setMaxSubscriptionRegistrationWaitingTime(REGISTRATION_WAIT_MILLIS);
+        dispatch = thread("delay-wake-ups");
+        subscribing = thread("delay-wake-subscription"); // a blocking client (Jedis) holds it while subscribed
+        started.setTaskExecutor(dispatch);
+        started.setSubscriptionExecutor(subscribing);
         started.addMessageListener((message, pattern) -> {
             heardAt = System.nanoTime();
             try {
@@ -174,7 +185,7 @@ final class WakeSubscription {
         }
     }
 
-    /** Unsubscribes for good: a check that was under way when this was called subscribes no more. */
+    /** Unsubscribes for good: later checks subscribe no more. */
     synchronized void stop() {
         stopped = true;
         discard();
@@ -191,5 +202,20 @@ final class WakeSubscription {
                 // a dead subscription; nothing to keep
             }
         }
+        for (ExecutorService executor : new ExecutorService[] { dispatch, subscribing }) {
+            if (executor != null) {
+                executor.shutdownNow();
+            }
+        }
+        dispatch = null;
+        subscribing = null;
+    }
+
+    private static ExecutorService thread(String name) {
+        return Executors.newSingleThreadExecutor(runnable -> {
+            Thread thread = new Thread(runnable, name);
+            thread.setDaemon(true);
+            return thread;
+        });
     }
 }
