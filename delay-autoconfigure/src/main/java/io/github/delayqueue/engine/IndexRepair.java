@@ -42,6 +42,8 @@ final class IndexRepair implements Runnable {
 
     private final WakeSignal wake;
 
+    private final long settleNanos;
+
     private final String token = UUID.randomUUID().toString();
 
     /** The number of the rebuild that covers this instance; 0 while it waits for none. */
@@ -49,8 +51,6 @@ final class IndexRepair implements Runnable {
 
     /** When it began waiting (System.nanoTime). */
     private long waitingSince;
-
-    private final long settleNanos;
 
     IndexRepair(Indexer indexer, TaskStore store, WakeSignal wake) {
         this(indexer, store, wake, SETTLE_NANOS);
