@@ -24,6 +24,7 @@ import io.micrometer.core.instrument.Timer;
  * <li>{@code delay.task.duration} {type}: handler run time</li>
  * <li>{@code delay.task.lateness} {type}: start minus due time, with a percentile histogram</li>
  * <li>{@code delay.claim.conflicts}, {@code delay.migration.tasks}, {@code delay.recovery.tasks} {reason}</li>
+ * <li>{@code delay.index.rebuilds}: full rebuilds of the time index this instance did for all</li>
  * </ul>
  */
 public final class TaskMeters implements TaskEvents {
@@ -43,6 +44,8 @@ public final class TaskMeters implements TaskEvents {
 
     private final Map<RecoveryReason, Counter> recovered = new EnumMap<>(RecoveryReason.class);
 
+    private final Counter indexRebuilds;
+
     public TaskMeters(MeterRegistry registry) {
         this.registry = registry;
         this.claimConflicts = Counter.builder("delay.claim.conflicts")
@@ -50,6 +53,10 @@ public final class TaskMeters implements TaskEvents {
             .register(registry);
         this.migrated = Counter.builder("delay.migration.tasks")
             .description("Tasks moved from the database tier into the Redis time index")
+            .register(registry);
+        this.indexRebuilds = Counter.builder("delay.index.rebuilds")
+            .description("Full rebuilds of the Redis time index from the database that this instance did, after "
+                    + "Redis came back, for every instance that saw it back")
             .register(registry);
         for (RecoveryReason reason : RecoveryReason.values()) {
             recovered.put(reason, Counter.builder("delay.recovery.tasks")
@@ -102,6 +109,11 @@ public final class TaskMeters implements TaskEvents {
     @Override
     public void recovered(RecoveryReason reason, int count) {
         recovered.get(reason).increment(count);
+    }
+
+    @Override
+    public void indexRebuilt(int tasks) {
+        indexRebuilds.increment();
     }
 
     private TypeMeters meters(String type) {

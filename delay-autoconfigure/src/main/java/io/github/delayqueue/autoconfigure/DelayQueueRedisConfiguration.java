@@ -5,8 +5,10 @@ import java.time.Duration;
 import io.github.delayqueue.engine.IndexWatch;
 import io.github.delayqueue.engine.Indexer;
 import io.github.delayqueue.engine.TaskEvents;
+import io.github.delayqueue.engine.WakeSignal;
 import io.github.delayqueue.index.RedisTimeIndex;
 import io.github.delayqueue.index.TimeIndex;
+import io.github.delayqueue.store.TaskStore;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -38,8 +40,8 @@ class DelayQueueRedisConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBooleanProperty(name = "delay.worker.enabled", havingValue = false)
-    IndexWatch delayIndexWatch(Indexer indexer) {
-        return new IndexWatch(indexer, Duration.ofSeconds(1));
+    IndexWatch delayIndexWatch(Indexer indexer, TaskStore store, WakeSignal wake) {
+        return new IndexWatch(indexer, store, wake, Duration.ofSeconds(1));
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -68,4 +68,9 @@ final class CompositeTaskEvents implements TaskEvents {
     public void indexAvailability(boolean available) {
         each("indexAvailability", l -> l.indexAvailability(available));
     }
+
+    @Override
+    public void indexRebuilt(int tasks) {
+        each("indexRebuilt", l -> l.indexRebuilt(tasks));
+    }
 }

@@ -117,8 +117,8 @@ public class DelayQueueEngine implements SmartLifecycle {
                 indexer.index().subscribe(wake::dueAt);
             }
             catch (RuntimeException ex) {
-                log.warn("Could not subscribe to wake-ups ({}); consumers wake at least every {}", ex.toString(),
-                        settings.maxWait());
+                log.warn("Could not subscribe to wake-ups ({}); consumers wake at least every {} until it is "
+                        + "retried, every second once Redis answers", ex.toString(), settings.maxWait());
             }
         }
         dispatcher.start();

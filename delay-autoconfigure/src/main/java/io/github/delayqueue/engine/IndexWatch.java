@@ -2,23 +2,27 @@ package io.github.delayqueue.engine;
 
 import java.time.Duration;
 
+import io.github.delayqueue.store.TaskStore;
+
 /**
- * Probes an unreachable time index on an instance that runs no engine ({@code delay.worker.enabled=false}). Once
- * such a producer has seen Redis fail, its {@link Indexer} stops trying so {@code schedule} never waits on a dead
- * index; without this probe nothing would ever mark the index reachable again, and every task it scheduled from then
- * on would wait for the sweep instead of its precise wake-up. Instances with an engine probe in its index repair.
+ * Index repair on an instance that runs no engine ({@code delay.worker.enabled=false}). Once such a producer has seen
+ * Redis fail, its {@link Indexer} stops trying so {@code schedule} never waits on a dead index; without this probe
+ * nothing would ever mark the index reachable again, and every task it scheduled from then on would wait for the sweep
+ * instead of its precise wake-up. Once Redis is back it also sees the index rebuilt like an engine does, so the tasks
+ * it scheduled during its outage are indexed again even when it was cut off alone. Instances with an engine do this
+ * in their engine.
  */
 public class IndexWatch extends PeriodicJob {
 
-    private final Indexer indexer;
+    private final IndexRepair repair;
 
-    public IndexWatch(Indexer indexer, Duration interval) {
+    public IndexWatch(Indexer indexer, TaskStore store, WakeSignal wake, Duration interval) {
         super("delay-index-watch", interval);
-        this.indexer = indexer;
+        this.repair = new IndexRepair(indexer, store, wake);
     }
 
     @Override
     void runOnce() {
-        indexer.probe();
+        repair.run();
     }
 }

@@ -3,7 +3,9 @@ package io.github.delayqueue.engine;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.index.IndexEntry;
 import io.github.delayqueue.index.Popped;
@@ -16,7 +18,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Keeps the time index in step with the database and tolerates its absence: a failed write is logged and left to
  * the sweep, since the row is already committed. It logs once when the index becomes unreachable and once when it
- * is back, never once per call, and tells the engine so it can fall back to the database and later rebuild.
+ * is back, never once per call, and tells the engine so it can fall back to the database and later see the index
+ * rebuilt. Tasks it could not add meanwhile are held (up to {@link #MAX_HELD}) for the repair job to add back as soon
+ * as the index answers, so that they need not wait for the shared rebuild.
  */
 public final class Indexer {
 
@@ -30,6 +34,13 @@ public final class Indexer {
 
     /** Set when the index came back and has not been rebuilt from the database since. */
     private final AtomicBoolean rebuildNeeded = new AtomicBoolean(false);
+
+    /** Tasks held back while the index is unreachable, at most; past that the shared rebuild alone restores them. */
+    static final int MAX_HELD = 10_000;
+
+    private final ConcurrentLinkedQueue<DueTask> held = new ConcurrentLinkedQueue<>();
+
+    private final AtomicInteger heldCount = new AtomicInteger();
 
     public Indexer(TimeIndex index, TaskEvents events) {
         this.index = index;
@@ -46,18 +57,45 @@ public final class Indexer {
 
     /**
      * Adds committed tasks; a failure is logged, the sweep will find them in the database. While the index is known
-     * to be down this does nothing at once instead of waiting for a timeout: the rebuild adds them when it is back.
+     * to be down this holds them at once instead of waiting for a timeout: they are added when it is back.
      */
     public void add(List<DueTask> tasks) {
-        if (tasks.isEmpty() || !available()) {
+        if (tasks.isEmpty()) {
+            return;
+        }
+        if (!available()) {
+            hold(tasks);
             return;
         }
         try {
             addOrThrow(tasks);
         }
         catch (RuntimeException ex) {
-            // logged once by unreachable(); the rows are committed and the sweep or the rebuild indexes them
+            // logged once by unreachable(); the rows are committed, and added back when the index is
+            hold(tasks);
         }
+    }
+
+    /** Keeps tasks to add once the index is back; past {@link #MAX_HELD} the rebuild (or the sweep) has them. */
+    void hold(List<DueTask> tasks) {
+        for (DueTask task : tasks) {
+            if (heldCount.incrementAndGet() > MAX_HELD) {
+                heldCount.decrementAndGet();
+                return;
+            }
+            held.add(task);
+        }
+    }
+
+    /** Takes the tasks held while the index was unreachable. */
+    List<DueTask> takeHeld() {
+        List<DueTask> taken = new ArrayList<>();
+        DueTask task;
+        while ((task = held.poll()) != null) {
+            heldCount.decrementAndGet();
+            taken.add(task);
+        }
+        return taken;
     }
 
     /** Adds while a database transaction waits: a failure propagates so the transaction rolls back. */
@@ -122,15 +160,21 @@ public final class Indexer {
         return rebuildNeeded.getAndSet(false);
     }
 
-    /** Asks for another rebuild, after one failed half-way. */
+    /** Asks again for the rebuild the index's return asked for, when it could not be acted on. */
     void requestRebuild() {
         rebuildNeeded.set(true);
+    }
+
+    /** This instance rebuilt the whole index from the database, {@code tasks} of them, for every instance. */
+    void rebuilt(int tasks) {
+        events.indexRebuilt(tasks);
     }
 
     private void reachable() {
         if (available.compareAndSet(false, true)) {
             rebuildNeeded.set(true);
-            log.info("The time index is reachable again; rebuilding it from the database");
+            log.info("The time index is reachable again; it will be rebuilt from the database (one instance "
+                    + "rebuilds it for all that saw it back)");
             events.indexAvailability(true);
         }
     }

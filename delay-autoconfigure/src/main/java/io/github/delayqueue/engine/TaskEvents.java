@@ -54,6 +54,13 @@ public interface TaskEvents {
     }
 
     /**
+     * This instance rebuilt the whole time index from the database ({@code tasks} queued tasks) after Redis came
+     * back; one instance does this for all that saw Redis back at about the same time.
+     */
+    default void indexRebuilt(int tasks) {
+    }
+
+    /**
      * One listener that forwards to all of {@code listeners}. A listener that throws is logged and skipped: a bug in
      * a meter must not leave a task stuck or a worker thread dead.
      */

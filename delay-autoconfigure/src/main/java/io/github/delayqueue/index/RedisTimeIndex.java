@@ -20,15 +20,13 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.DefaultRedisScript;
 import org.springframework.data.redis.core.script.RedisScript;
-import org.springframework.data.redis.listener.ChannelTopic;
-import org.springframework.data.redis.listener.RedisMessageListenerContainer;
-import org.springframework.util.backoff.ExponentialBackOff;
 
 /**
  * {@link TimeIndex} on Redis: one sorted set per shard (score = due time in epoch milliseconds, member = task id),
  * each key hash-tagged on its own so every script touches one slot and the shards spread over a Redis Cluster.
  * The {@code add} and {@code pop} Lua scripts are loaded once and called by SHA. A new shard head is published on
- * the wake-up channel, which every instance subscribes to.
+ * the wake-up channel, which every instance subscribes to ({@link WakeSubscription}). Full rebuilds are recorded
+ * beside the index ({@link RedisIndexRebuilds}), so that one serves every instance.
  */
 public class RedisTimeIndex implements TimeIndex {
 
@@ -44,7 +42,7 @@ public class RedisTimeIndex implements TimeIndex {
     private static final RedisScript<List> POP = RedisScript.of(script("pop.lua"), List.class);
 
     /** A script's text, read once: a script backed by a resource checks the resource again on every call. */
-    private static String script(String name) {
+    static String script(String name) {
         try (InputStream in = new ClassPathResource("io/github/delayqueue/index/" + name).getInputStream()) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
@@ -61,7 +59,9 @@ public class RedisTimeIndex implements TimeIndex {
 
     private final String channel;
 
-    private @Nullable RedisMessageListenerContainer listeners;
+    private final RedisIndexRebuilds rebuilds;
+
+    private volatile @Nullable WakeSubscription wakeUps;
 
     public RedisTimeIndex(RedisConnectionFactory connectionFactory, String keyPrefix, int shards) {
         if (shards < 1) {
@@ -74,6 +74,7 @@ public class RedisTimeIndex implements TimeIndex {
             keys[shard] = keyPrefix + ":due:{" + keyPrefix + ":" + shard + "}";
         }
         this.channel = keyPrefix + ":wake";
+        this.rebuilds = new RedisIndexRebuilds(redis, keyPrefix);
     }
 
     /** The sorted set of {@code shard}. */
@@ -145,43 +146,34 @@ public class RedisTimeIndex implements TimeIndex {
     }
 
     @Override
+    public IndexRebuilds rebuilds() {
+        return rebuilds;
+    }
+
+    @Override
     public synchronized void subscribe(LongConsumer listener) {
         unsubscribe();
-        RedisMessageListenerContainer container = new RedisMessageListenerContainer();
-        container.setConnectionFactory(connectionFactory);
-        // While Redis is down, retry the subscription at a growing interval instead of logging every few seconds;
-        // wake-ups are hints, consumers still wake every max-wait.
-        ExponentialBackOff backOff = new ExponentialBackOff(1000, 2.0);
-        backOff.setMaxInterval(30_000);
-        container.setRecoveryBackoff(backOff);
-        container.addMessageListener((message, pattern) -> {
-            try {
-                listener.accept(Long.parseLong(new String(message.getBody(), StandardCharsets.UTF_8)));
-            }
-            catch (NumberFormatException ex) {
-                // not ours; wake-ups are hints
-            }
-        }, new ChannelTopic(channel));
-        container.afterPropertiesSet();
-        container.start();
-        listeners = container;
+        WakeSubscription subscription = new WakeSubscription(connectionFactory, redis, channel, listener);
+        wakeUps = subscription; // kept when it fails now: keepSubscribed() tries again
+        subscription.start();
+    }
+
+    @Override
+    public boolean keepSubscribed() {
+        WakeSubscription subscription = wakeUps;
+        return subscription != null && subscription.check();
     }
 
     @Override
     public synchronized void unsubscribe() {
-        RedisMessageListenerContainer container = listeners;
-        listeners = null;
-        if (container != null) {
-            try {
-                container.destroy();
-            }
-            catch (Exception ex) {
-                // shutting down; nothing to keep
-            }
+        WakeSubscription subscription = wakeUps;
+        wakeUps = null;
+        if (subscription != null) {
+            subscription.stop();
         }
     }
 
-    private static <T> T guard(Supplier<T> call) {
+    static <T> T guard(Supplier<T> call) {
         try {
             return call.get();
         }

@@ -29,8 +29,29 @@ public interface TimeIndex {
     /** How many ids {@code shard} holds. */
     long size(int shard);
 
-    /** Calls {@code listener} with the due time of every new shard head announced by any instance. */
+    /**
+     * Calls {@code listener} with the due time of every new shard head announced by any instance. When the
+     * subscription cannot be made now this throws {@link IndexUnavailableException} but keeps the listener, and
+     * {@link #keepSubscribed()} subscribes later.
+     */
     void subscribe(LongConsumer listener);
+
+    /**
+     * Checks that the subscription made by {@link #subscribe} still delivers, and subscribes again when it failed
+     * or was lost; returns whether it is known to be live. The engine calls it about once a second while the index
+     * answers, so it must not block for long.
+     */
+    default boolean keepSubscribed() {
+        return true;
+    }
+
+    /**
+     * The shared record of full rebuilds from the database, so that one instance rebuilds for all. By default each
+     * instance rebuilds for itself.
+     */
+    default IndexRebuilds rebuilds() {
+        return IndexRebuilds.SOLO;
+    }
 
     /** Stops listening for wake-ups. */
     void unsubscribe();

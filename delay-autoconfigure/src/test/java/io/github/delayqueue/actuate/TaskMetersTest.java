@@ -42,6 +42,7 @@ class TaskMetersTest {
         meters.migrated(7);
         meters.recovered(TaskEvents.RecoveryReason.LEASE, 2);
         meters.recovered(TaskEvents.RecoveryReason.SWEEP, 3);
+        meters.indexRebuilt(1200);
 
         assertThat(counter("delay.tasks.scheduled", "type", "mail.send")).isEqualTo(2);
         assertThat(counter("delay.tasks.completed", "type", "mail.send", "outcome", "success")).isEqualTo(1);
@@ -52,6 +53,7 @@ class TaskMetersTest {
         assertThat(counter("delay.migration.tasks")).isEqualTo(7);
         assertThat(counter("delay.recovery.tasks", "reason", "lease")).isEqualTo(2);
         assertThat(counter("delay.recovery.tasks", "reason", "sweep")).isEqualTo(3);
+        assertThat(counter("delay.index.rebuilds")).as("rebuilds, not the tasks they added").isEqualTo(1);
 
         Timer duration = registry.get("delay.task.duration").tag("type", "mail.send").timer();
         assertThat(duration.count()).as("a dead letter without a handler run records no duration").isEqualTo(2);

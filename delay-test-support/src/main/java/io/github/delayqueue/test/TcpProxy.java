@@ -135,8 +135,16 @@ public final class TcpProxy implements AutoCloseable {
                     Socket upstream = new Socket(targetHost, targetPort);
                     client.setTcpNoDelay(true);
                     upstream.setTcpNoDelay(true);
-                    sockets.add(client);
-                    sockets.add(upstream);
+                    synchronized (this) {
+                        if (listener != server) {
+                            // cut() ran while this connection was being made: it must not survive the cut
+                            closeQuietly(client);
+                            closeQuietly(upstream);
+                            continue;
+                        }
+                        sockets.add(client);
+                        sockets.add(upstream);
+                    }
                     Link link = new Link(client, upstream);
                     links.add(link);
                     pump(link, client, upstream);
