@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -38,7 +39,10 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 public class DelayQueueEndpoint {
 
     /** The most recent tasks whose requested delays make the histogram. */
-    static final int DELAY_SAMPLE = 100_000;
+    static final int DELAY_SAMPLE = 10_000;
+
+    /** The most urgent tasks per status whose types are counted. */
+    static final int TYPE_SAMPLE = 1_000;
 
     private final TaskInspector inspector;
 
@@ -66,18 +70,22 @@ public class DelayQueueEndpoint {
     public QueueDescriptor queue() {
         long now = clock.now();
         Map<TaskStatus, Long> counts = new EnumMap<>(TaskStatus.class);
-        for (TaskStatus status : TaskStatus.values()) {
-            counts.put(status, 0L);
-        }
+        List<TaskStatus> estimated = new ArrayList<>();
+        inspector.countByStatus(EnumSet.allOf(TaskStatus.class)).forEach((status, count) -> {
+            counts.put(status, count.value());
+            if (count.estimated()) {
+                estimated.add(status);
+            }
+        });
         Map<String, Map<TaskStatus, Long>> types = new TreeMap<>();
-        for (TaskInspector.TypeCount row : inspector.countByTypeAndStatus()) {
-            counts.merge(row.status(), row.count(), Long::sum);
+        for (TaskInspector.TypeCount row : inspector.countByTypeAndStatus(EnumSet.allOf(TaskStatus.class),
+                TYPE_SAMPLE)) {
             types.computeIfAbsent(row.type(), t -> new EnumMap<>(TaskStatus.class)).put(row.status(), row.count());
         }
         TaskInspector.Overdue overdue = OverdueTasks.read(inspector, now);
         Long oldest = overdue.oldestDueAt();
-        OverdueDescriptor overdueDescriptor = new OverdueDescriptor(overdue.count(),
-                oldest == null ? null : Instant.ofEpochMilli(oldest),
+        OverdueDescriptor overdueDescriptor = new OverdueDescriptor(overdue.count().value(),
+                overdue.count().estimated(), oldest == null ? null : Instant.ofEpochMilli(oldest),
                 DurationText.of(OverdueTasks.oldestAge(overdue, now)));
 
         List<Long> bounds = ThresholdAdvisor.BOUNDS.stream().map(Duration::toMillis).toList();
@@ -94,10 +102,11 @@ public class DelayQueueEndpoint {
         ThresholdDescriptor threshold = new ThresholdDescriptor(current == null ? null : DurationText.of(current),
                 current == null ? null : pendingWithinCurrent,
                 current == null ? null : pendingWithinCurrent * ThresholdAdvisor.BYTES_PER_TASK,
-                DurationText.of(advice.suggested()), advice.redisTasks(), advice.redisBytes(), advice.reason());
+                DurationText.of(advice.suggested()), advice.redisTasks(), advice.redisBytes(), pendingAll.estimated(),
+                advice.reason());
 
-        return new QueueDescriptor(tiers.indexed() ? "hybrid" : "jdbc", Instant.ofEpochMilli(now), counts, types,
-                overdueDescriptor, histogram(requested), threshold);
+        return new QueueDescriptor(tiers.indexed() ? "hybrid" : "jdbc", Instant.ofEpochMilli(now), counts, estimated,
+                types, TYPE_SAMPLE, overdueDescriptor, histogram(requested), threshold);
     }
 
     private static DelaysDescriptor histogram(CumulativeCounts requested) {
@@ -174,23 +183,28 @@ public class DelayQueueEndpoint {
      *
      * @param mode {@code hybrid} or {@code jdbc}
      * @param now the queue's clock when this was read
-     * @param counts tasks per status
-     * @param types tasks per type and status
+     * @param counts tasks per status: exact up to 10,000, the database's estimate beyond
+     * @param estimatedCounts the statuses whose count is an estimate
+     * @param types tasks per type and status, among the {@code typesSampledPerStatus} most urgent tasks of each
+     *     status (all of them when a status has fewer)
+     * @param typesSampledPerStatus how many tasks of each status {@code types} looked at, at most
      * @param overdue pending tasks more than a second past due
      * @param requestedDelays the histogram of requested delays
      * @param threshold the hybrid threshold in force and the suggested one
      */
     public record QueueDescriptor(String mode, Instant now, Map<TaskStatus, Long> counts,
-            Map<String, Map<TaskStatus, Long>> types, OverdueDescriptor overdue, DelaysDescriptor requestedDelays,
-            ThresholdDescriptor threshold) implements OperationResponseBody {
+            List<TaskStatus> estimatedCounts, Map<String, Map<TaskStatus, Long>> types, int typesSampledPerStatus,
+            OverdueDescriptor overdue, DelaysDescriptor requestedDelays, ThresholdDescriptor threshold)
+            implements OperationResponseBody {
     }
 
     /**
      * @param count pending tasks more than a second past due
+     * @param estimated whether {@code count} is the database's estimate (over 10,000)
      * @param oldestDueAt when the oldest of them fell due, or {@code null}
      * @param oldestAge how long ago that was ({@code 0s} when none is overdue)
      */
-    public record OverdueDescriptor(long count, @Nullable Instant oldestDueAt, String oldestAge) {
+    public record OverdueDescriptor(long count, boolean estimated, @Nullable Instant oldestDueAt, String oldestAge) {
     }
 
     /**
@@ -215,11 +229,12 @@ public class DelayQueueEndpoint {
      * @param suggested the suggested threshold
      * @param suggestedRedisTasks pending tasks due within the suggested threshold
      * @param suggestedRedisBytes their estimated Redis memory
+     * @param estimated whether the pending counts behind these figures are the database's estimates
      * @param reason why, in one sentence
      */
     public record ThresholdDescriptor(@Nullable String current, @Nullable Long currentRedisTasks,
             @Nullable Long currentRedisBytes, String suggested, long suggestedRedisTasks, long suggestedRedisBytes,
-            String reason) {
+            boolean estimated, String reason) {
     }
 
     /**

@@ -71,7 +71,11 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
         }
         TaskInspector.Overdue overdue = overdue();
         Duration oldestAge = OverdueTasks.oldestAge(overdue, clock.now());
-        builder.withDetail("overdueTasks", overdue.count()).withDetail("oldestOverdueAge", oldestAge.toString());
+        builder.withDetail("overdueTasks", overdue.count().value())
+            .withDetail("oldestOverdueAge", oldestAge.toString());
+        if (overdue.count().estimated()) {
+            builder.withDetail("overdueTasksEstimated", true);
+        }
         if (maxOverdue != null) {
             builder.withDetail("maxOverdue", maxOverdue.toString());
             if (oldestAge.compareTo(maxOverdue) > 0) {

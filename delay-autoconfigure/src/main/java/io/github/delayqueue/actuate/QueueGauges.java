@@ -3,6 +3,7 @@ package io.github.delayqueue.actuate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Map;
@@ -112,7 +113,10 @@ public final class QueueGauges implements MeterBinder, SmartLifecycle {
         Map<TaskStatus, Long> counts = null;
         TaskInspector.Overdue overdue = null;
         try {
-            counts = inspector.countByStatus(COUNTED);
+            counts = new EnumMap<>(TaskStatus.class);
+            for (Map.Entry<TaskStatus, TaskInspector.Count> count : inspector.countByStatus(COUNTED).entrySet()) {
+                counts.put(count.getKey(), count.getValue().value());
+            }
             overdue = OverdueTasks.read(inspector, now);
             if (failing) {
                 failing = false;
@@ -139,7 +143,7 @@ public final class QueueGauges implements MeterBinder, SmartLifecycle {
                 log.debug("Could not read the time index size", ex);
             }
         }
-        snapshot = new Snapshot(counts, overdue == null ? Double.NaN : overdue.count(),
+        snapshot = new Snapshot(counts, overdue == null ? Double.NaN : overdue.count().value(),
                 overdue == null ? Double.NaN : OverdueTasks.oldestAge(overdue, now).toMillis() / 1000.0, sizes,
                 Instant.ofEpochMilli(now));
     }

@@ -1,6 +1,7 @@
 package io.github.delayqueue.store;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.List;
@@ -14,25 +15,25 @@ import io.github.delayqueue.api.TaskStatus;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * {@link TaskInspector} on MySQL 8 / MariaDB 10.6+. The frequent reads (counts of unfinished statuses, the overdue
- * tasks) are range scans of the {@code (status, due_at)} index; the endpoint's reads by type and of requested delays
- * are bounded by a statement timeout, the latter also by sampling only the most recent ids.
+ * {@link TaskInspector} on MySQL 8 / MariaDB 10.6+. Counts read at most {@link #EXACT_UP_TO} + 1 entries of the
+ * {@code (status, due_at)} index; past that they ask the optimizer for its estimate of the range ({@code EXPLAIN}),
+ * which costs an index dive, so no answer grows with the table. Per-type figures read a bounded number of rows per
+ * status; requested delays sample the most recent ids.
  */
 public class JdbcTaskInspector implements TaskInspector {
 
-    static final String COUNT_BY_STATUS = """
-            SELECT status, COUNT(*) AS n FROM %1$s
-            WHERE status IN (%2$s)
-            GROUP BY status""";
+    static final String COUNT_UP_TO = "SELECT COUNT(*) FROM (SELECT 1 FROM %1$s WHERE %2$s LIMIT ?) counted";
 
-    static final String COUNT_BY_TYPE_AND_STATUS = """
-            SELECT task_type, status, COUNT(*) AS n FROM %1$s
-            GROUP BY task_type, status
-            ORDER BY task_type, status""";
+    static final String ESTIMATE = "EXPLAIN SELECT 1 FROM %1$s WHERE %2$s";
 
-    static final String OVERDUE = """
-            SELECT COUNT(*) AS n, MIN(due_at) AS oldest FROM %1$s
-            WHERE status IN ('SCHEDULED', 'QUEUED') AND due_at < ?""";
+    static final String TYPES_OF_STATUS = """
+            SELECT task_type, COUNT(*) AS n FROM (
+                SELECT task_type FROM %1$s WHERE status = ? ORDER BY due_at LIMIT ?) sampled
+            GROUP BY task_type""";
+
+    static final String OLDEST_DUE = "SELECT MIN(due_at) FROM %1$s WHERE status = ?";
+
+    static final String FIRST_DUE_TIMES = "SELECT due_at FROM %1$s WHERE status = ? ORDER BY due_at LIMIT ?";
 
     static final String MAX_ID = "SELECT MAX(id) FROM %1$s";
 
@@ -47,16 +48,12 @@ public class JdbcTaskInspector implements TaskInspector {
 
     static final String DELAY_AT_OR_BELOW = ", COALESCE(SUM(CASE WHEN due_at - created_at <= ? THEN 1 ELSE 0 END), 0)";
 
-    static final String PENDING_DUE_WITHIN = """
-            SELECT COUNT(*) AS total%2$s FROM %1$s
-            WHERE status IN ('SCHEDULED', 'QUEUED')""";
-
-    static final String DUE_AT_OR_BEFORE = ", COALESCE(SUM(CASE WHEN due_at <= ? THEN 1 ELSE 0 END), 0)";
-
     static final String RERUN_FAILED = """
             UPDATE %1$s SET status = ?, due_at = ?, attempts = 0, owner = NULL, lease_until = NULL, started_at = NULL,
                 updated_at = ?
             WHERE id = ? AND status = 'FAILED'""";
+
+    private static final List<TaskStatus> PENDING = List.of(TaskStatus.SCHEDULED, TaskStatus.QUEUED);
 
     /** Longest an inspection query may run; they serve people and scrapes, never the dispatching. */
     private static final int QUERY_TIMEOUT_SECONDS = 10;
@@ -75,33 +72,56 @@ public class JdbcTaskInspector implements TaskInspector {
         this.table = TableNames.quoted(table);
     }
 
-    @Override
-    public Map<TaskStatus, Long> countByStatus(Set<TaskStatus> statuses) {
-        Map<TaskStatus, Long> counts = new EnumMap<>(TaskStatus.class);
-        if (statuses.isEmpty()) {
-            return counts;
+    /** Exact up to {@link #EXACT_UP_TO}, else the optimizer's estimate (never below what was counted). */
+    private Count count(String where, Object... args) {
+        Object[] limited = Arrays.copyOf(args, args.length + 1);
+        limited[args.length] = EXACT_UP_TO + 1;
+        Long counted = jdbc.queryForObject(COUNT_UP_TO.formatted(table, where), Long.class, limited);
+        long n = counted == null ? 0 : counted;
+        if (n <= EXACT_UP_TO) {
+            return Count.exact(n);
         }
-        statuses.forEach(status -> counts.put(status, 0L));
-        String sql = COUNT_BY_STATUS.formatted(table, String.join(", ", Collections.nCopies(statuses.size(), "?")));
-        jdbc.query(sql, rs -> {
-            counts.put(TaskStatus.valueOf(rs.getString("status")), rs.getLong("n"));
-        }, statuses.stream().map(TaskStatus::name).toArray());
+        return new Count(Math.max(n, estimate(where, args)), true);
+    }
+
+    private long estimate(String where, Object... args) {
+        List<Long> rows = jdbc.query(ESTIMATE.formatted(table, where), (rs, row) -> rs.getLong("rows"), args);
+        return rows.stream().mapToLong(Long::longValue).max().orElse(0);
+    }
+
+    @Override
+    public Map<TaskStatus, Count> countByStatus(Set<TaskStatus> statuses) {
+        Map<TaskStatus, Count> counts = new EnumMap<>(TaskStatus.class);
+        for (TaskStatus status : statuses) {
+            counts.put(status, count("status = ?", status.name()));
+        }
         return counts;
     }
 
     @Override
-    public List<TypeCount> countByTypeAndStatus() {
-        return jdbc.query(COUNT_BY_TYPE_AND_STATUS.formatted(table), (rs, row) -> new TypeCount(
-                rs.getString("task_type"), TaskStatus.valueOf(rs.getString("status")), rs.getLong("n")));
+    public List<TypeCount> countByTypeAndStatus(Set<TaskStatus> statuses, int perStatus) {
+        List<TypeCount> counts = new ArrayList<>();
+        for (TaskStatus status : statuses) {
+            jdbc.query(TYPES_OF_STATUS.formatted(table), rs -> {
+                counts.add(new TypeCount(rs.getString("task_type"), status, rs.getLong("n")));
+            }, status.name(), perStatus);
+        }
+        return counts;
     }
 
     @Override
     public Overdue overdue(long dueBefore) {
-        return jdbc.queryForObject(OVERDUE.formatted(table), (rs, row) -> {
-            long oldest = rs.getLong("oldest");
-            Long oldestDueAt = rs.wasNull() ? null : oldest;
-            return new Overdue(rs.getLong("n"), oldestDueAt);
-        }, dueBefore);
+        Long oldest = null;
+        for (TaskStatus status : PENDING) {
+            Long due = jdbc.queryForObject(OLDEST_DUE.formatted(table), Long.class, status.name());
+            if (due != null && due < dueBefore && (oldest == null || due < oldest)) {
+                oldest = due;
+            }
+        }
+        if (oldest == null) {
+            return new Overdue(Count.exact(0), null);
+        }
+        return new Overdue(count("status IN ('SCHEDULED', 'QUEUED') AND due_at < ?", dueBefore), oldest);
     }
 
     @Override
@@ -115,13 +135,55 @@ public class JdbcTaskInspector implements TaskInspector {
         return cumulative(REQUESTED_DELAYS, DELAY_AT_OR_BELOW, boundsMillis.size(), args);
     }
 
+    /**
+     * Per pending status, the first {@link #EXACT_UP_TO} + 1 due times (a covering read of the index) answer every
+     * bound below the last of them exactly; a bound beyond it gets the optimizer's estimate.
+     */
     @Override
     public CumulativeCounts pendingDueWithin(long now, List<Long> boundsMillis) {
-        List<Object> args = new ArrayList<>(boundsMillis.size());
-        for (long bound : boundsMillis) {
-            args.add(now + bound);
+        long[] atOrBelow = new long[boundsMillis.size()];
+        long total = 0;
+        boolean estimated = false;
+        for (TaskStatus status : PENDING) {
+            List<Long> first = jdbc.queryForList(FIRST_DUE_TIMES.formatted(table), Long.class, status.name(),
+                    EXACT_UP_TO + 1);
+            boolean complete = first.size() <= EXACT_UP_TO;
+            for (int i = 0; i < atOrBelow.length; i++) {
+                long dueBy = now + boundsMillis.get(i);
+                if (complete || first.get(first.size() - 1) > dueBy) {
+                    atOrBelow[i] += countAtOrBelow(first, dueBy);
+                }
+                else {
+                    atOrBelow[i] += Math.max(first.size(), estimate("status = ? AND due_at <= ?", status.name(),
+                            dueBy));
+                    estimated = true;
+                }
+            }
+            Count all = complete ? Count.exact(first.size()) : count("status = ?", status.name());
+            total += all.value();
+            estimated |= all.estimated();
         }
-        return cumulative(PENDING_DUE_WITHIN, DUE_AT_OR_BEFORE, boundsMillis.size(), args);
+        List<Long> counts = new ArrayList<>(atOrBelow.length);
+        for (long n : atOrBelow) {
+            counts.add(Math.min(n, total));
+        }
+        return new CumulativeCounts(total, List.copyOf(counts), estimated);
+    }
+
+    /** How many of the ascending {@code dueTimes} are at or before {@code dueBy}. */
+    private static long countAtOrBelow(List<Long> dueTimes, long dueBy) {
+        int low = 0;
+        int high = dueTimes.size();
+        while (low < high) {
+            int mid = (low + high) >>> 1;
+            if (dueTimes.get(mid) <= dueBy) {
+                low = mid + 1;
+            }
+            else {
+                high = mid;
+            }
+        }
+        return low;
     }
 
     private CumulativeCounts cumulative(String template, String column, int columns, List<Object> args) {

@@ -10,15 +10,23 @@ import org.jspecify.annotations.Nullable;
 /**
  * What an operator asks of the task table: how many tasks are where, what is overdue, which delays applications
  * request, and the one repair the queue offers, re-running a dead letter. Reads never lock rows; each call runs in a
- * statement (or transaction) of its own, with the caller's time passed in so one clock governs an answer.
+ * statement (or transaction) of its own, with the caller's time passed in so one clock governs an answer. Every
+ * answer costs the same whatever the table holds: counts are exact up to {@link #EXACT_UP_TO}, beyond that they are
+ * the database's estimate and say so, and per-type figures come from a bounded sample.
  */
 public interface TaskInspector {
 
-    /** How many tasks are in each of {@code statuses}; a status without tasks maps to 0. */
-    Map<TaskStatus, Long> countByStatus(Set<TaskStatus> statuses);
+    /** Counts up to this many are exact; larger ones are estimates of the database's index statistics. */
+    int EXACT_UP_TO = 10_000;
 
-    /** How many tasks there are of each type in each status, over the whole table. */
-    List<TypeCount> countByTypeAndStatus();
+    /** How many tasks are in each of {@code statuses}; a status without tasks maps to 0. */
+    Map<TaskStatus, Count> countByStatus(Set<TaskStatus> statuses);
+
+    /**
+     * How many tasks there are of each type among the first {@code perStatus} tasks (by due time) of each of
+     * {@code statuses}: exact for a status with fewer tasks, a sample of the most urgent ones otherwise.
+     */
+    List<TypeCount> countByTypeAndStatus(Set<TaskStatus> statuses, int perStatus);
 
     /** Pending ({@code SCHEDULED} or {@code QUEUED}) tasks due before {@code dueBefore}, and the oldest due time. */
     Overdue overdue(long dueBefore);
@@ -47,16 +55,34 @@ public interface TaskInspector {
     }
 
     /**
+     * A number of tasks.
+     *
+     * @param value the count, or the estimate
+     * @param estimated {@code true} when it was over {@link #EXACT_UP_TO} and {@code value} is the database's estimate
+     */
+    record Count(long value, boolean estimated) {
+
+        public static Count exact(long value) {
+            return new Count(value, false);
+        }
+    }
+
+    /**
      * @param count pending tasks due before the given time
      * @param oldestDueAt the earliest due time among them, epoch milliseconds, or {@code null} when there are none
      */
-    record Overdue(long count, @Nullable Long oldestDueAt) {
+    record Overdue(Count count, @Nullable Long oldestDueAt) {
     }
 
     /**
      * @param total tasks looked at
      * @param atOrBelow for each bound, in the order given, how many of them are at or below it
+     * @param estimated {@code true} when some of the figures are the database's estimates
      */
-    record CumulativeCounts(long total, List<Long> atOrBelow) {
+    record CumulativeCounts(long total, List<Long> atOrBelow, boolean estimated) {
+
+        public CumulativeCounts(long total, List<Long> atOrBelow) {
+            this(total, atOrBelow, false);
+        }
     }
 }

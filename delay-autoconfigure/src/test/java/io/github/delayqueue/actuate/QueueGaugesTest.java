@@ -27,9 +27,10 @@ class QueueGaugesTest {
                         if (reads.incrementAndGet() == 1) {
                             throw new NoClassDefFoundError("an Error in the first refresh");
                         }
-                        yield new EnumMap<TaskStatus, Long>(Map.of(TaskStatus.QUEUED, 3L));
+                        yield new EnumMap<TaskStatus, TaskInspector.Count>(
+                                Map.of(TaskStatus.QUEUED, TaskInspector.Count.exact(3)));
                     }
-                    case "overdue" -> new TaskInspector.Overdue(0, null);
+                    case "overdue" -> new TaskInspector.Overdue(TaskInspector.Count.exact(0), null);
                     default -> throw new AssertionError("unexpected call: " + method.getName());
                 });
         QueueGauges gauges = new QueueGauges(inspector, null, new QueueClock(Clock.systemUTC()), Duration.ofMillis(20));

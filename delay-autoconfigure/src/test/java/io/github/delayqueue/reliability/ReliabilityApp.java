@@ -98,9 +98,10 @@ public class ReliabilityApp {
          * Runs for the payload's milliseconds and guards its writes with the fencing token, as a handler should: a
          * row {@code rel_fence(task_id, token)} the test created holds the highest token that wrote, and every write
          * attempt is logged in {@code rel_fence_log(task_id, token, instance, accepted)}. It writes when it starts
-         * and again when it ends, interrupted or not.
+         * and again when it ends, interrupted or not. One at a time per instance, so that what an instance claimed
+         * beyond the first waits there, claimed.
          */
-        @DelayedHandler(type = "rel.fenced", maxAttempts = 5)
+        @DelayedHandler(type = "rel.fenced", maxAttempts = 5, concurrency = 1)
         void fenced(long millis, TaskContext context) throws InterruptedException {
             Journal.Start start = journal.record(instance(), context, millis);
             try {
