@@ -27,8 +27,6 @@ final class SoakSampler {
 
     private final AtomicLong scheduled;
 
-    private final long initialRows;
-
     private final List<Intervals.Sample> samples = Collections.synchronizedList(new ArrayList<>());
 
     /** Probe results by sample index; filled as the probes finish. */
@@ -38,12 +36,11 @@ final class SoakSampler {
 
     private final ExecutorService probing = Executors.newSingleThreadExecutor(daemon("bench-probe"));
 
-    SoakSampler(Run run, DatabaseCpu databaseCpu, Probes probes, AtomicLong scheduled, long initialRows) {
+    SoakSampler(Run run, DatabaseCpu databaseCpu, Probes probes, AtomicLong scheduled) {
         this.run = run;
         this.databaseCpu = databaseCpu;
         this.probes = probes;
         this.scheduled = scheduled;
-        this.initialRows = initialRows;
     }
 
     private static ThreadFactory daemon(String name) {
@@ -112,7 +109,7 @@ final class SoakSampler {
                 }
                 probeResults.set(index, timed);
             }
-            BenchRun.log("soak " + run.spec.describe() + " probes after interval " + index + ": gauges refresh "
+            BenchRun.log(run.spec.describe() + ": probes after interval " + index + ": gauges refresh "
                     + timed.get("gauges_refresh_ms") + " ms, health " + timed.get("health_ms") + " ms, endpoint "
                     + timed.get("endpoint_ms") + " ms" + (timed.containsKey("endpoint_error")
                             ? " (" + timed.get("endpoint_error") + ")" : ""));
@@ -125,16 +122,11 @@ final class SoakSampler {
         List<Map<String, Object>> intervals = Intervals.describe(run.plan, run.recorder,
                 sofar.subList(index - 1, index + 1), List.of(), 0, false);
         Map<String, Object> interval = intervals.get(0);
-        long rows = initialRows + sofar.get(index).scheduled() - purgedSince(sofar.get(0), sofar.get(index));
-        BenchRun.log("soak " + run.spec.describe() + " interval " + index + ": rows " + rows + ", scheduled "
+        BenchRun.log(run.spec.describe() + ": interval " + index + ": scheduled "
                 + interval.get("scheduled") + ", completed " + interval.get("completed") + ", purged "
                 + interval.get("purged") + ", claim rounds " + interval.get("claim_rounds") + " (p99 "
                 + interval.get("claim_round_p99_ms") + " ms), db cpu " + interval.get("db_cpu_ms_per_task")
                 + " ms/task, started so far " + interval.get("started") + " of " + interval.get("due")
                 + " due (p99 " + interval.get("lateness_p99_ms") + " ms)");
-    }
-
-    private static long purgedSince(Intervals.Sample from, Intervals.Sample to) {
-        return to.mark().purgedRows() - from.mark().purgedRows();
     }
 }

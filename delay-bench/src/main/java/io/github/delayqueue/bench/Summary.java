@@ -179,7 +179,7 @@ final class Summary {
             return "-";
         }
         double abs = Math.abs(value);
-        if (abs >= 1000) {
+        if (abs >= 1000 || value == Math.rint(value)) { // counts print whole
             return String.format(Locale.ROOT, "%,.0f", value);
         }
         if (abs >= 100) {
@@ -187,9 +187,6 @@ final class Summary {
         }
         if (abs >= 10) {
             return String.format(Locale.ROOT, "%.1f", value);
-        }
-        if (value == Math.rint(value)) {
-            return String.format(Locale.ROOT, "%.0f", value);
         }
         return String.format(Locale.ROOT, "%.2f", value);
     }
