@@ -136,6 +136,7 @@ final class BenchRun {
             return result;
         }
         finally {
+            workload.close();
             instances.close();
             redis.close();
             servers.dropDatabase(database);

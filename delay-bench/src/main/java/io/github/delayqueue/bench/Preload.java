@@ -12,6 +12,8 @@ import java.util.Map;
 import io.github.delayqueue.autoconfigure.DelayQueueProperties;
 import io.github.delayqueue.store.TaskSchema;
 
+import org.springframework.boot.logging.LogLevel;
+import org.springframework.boot.logging.LoggingSystem;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
@@ -41,6 +43,8 @@ final class Preload {
     }
 
     static void schema(Servers servers, String database, Map<String, String> properties) {
+        // no Spring context has set up logging yet; Flyway's progress lines are not the benchmark's output
+        LoggingSystem.get(Preload.class.getClassLoader()).setLogLevel("org.flywaydb", LogLevel.WARN);
         DelayQueueProperties.Jdbc jdbc = new DelayQueueProperties.Jdbc();
         jdbc.setTableName(properties.getOrDefault("delay.jdbc.table-name", jdbc.getTableName()));
         jdbc.setSchemaHistoryTable(properties.get("delay.jdbc.schema-history-table"));

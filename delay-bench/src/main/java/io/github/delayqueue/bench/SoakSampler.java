@@ -68,6 +68,12 @@ final class SoakSampler {
         }
     }
 
+    /** Stops sampling and probing at once (a failed run); after {@link #stop()} there is nothing left to stop. */
+    void close() {
+        sampling.shutdownNow();
+        probing.shutdownNow();
+    }
+
     List<Intervals.Sample> samples() {
         synchronized (samples) {
             return List.copyOf(samples);

@@ -86,6 +86,13 @@ final class SoakWorkload implements Workload {
         result.put("intervals", intervals);
     }
 
+    @Override
+    public void close() {
+        if (sampler != null) {
+            sampler.close();
+        }
+    }
+
     /** Every row of the task table, exactly (seconds on millions of rows; taken outside the intervals' counters). */
     private static long countRows(Run run) throws SQLException {
         try (Connection connection = run.servers.connect(run.database);

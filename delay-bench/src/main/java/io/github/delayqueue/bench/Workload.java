@@ -39,4 +39,8 @@ interface Workload {
     /** After every task started and every result was written, before the counters are read. */
     default void finish(Run run, Map<String, Object> result) throws Exception {
     }
+
+    /** Stops whatever the workload still runs; called at the end of every run, also one that failed. */
+    default void close() {
+    }
 }
