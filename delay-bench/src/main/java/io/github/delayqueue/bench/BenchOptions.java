@@ -50,7 +50,8 @@ final class BenchOptions {
               --warmup N                       tasks run (and not measured) before each run's workload (default 1000)
               --timeout D                      give up waiting for tasks after this long without progress (default 60s)
               --client-counts true|false       count JDBC statements and Redis commands in the client, time claims
-                                               and count purged rows (default true)
+                                               and count purged rows (default true; soak always does: its rows
+                                               and purge figures come from them)
               --out FILE                       also append the JSON lines to FILE
               --fail-on-loss true|false        exit 1 when a run has duplicates, losses or early starts (default true)
               --delay.x=y --spring.x=y         any property, for every instance
@@ -267,6 +268,11 @@ final class BenchOptions {
     /** The raw ceiling says nothing about a run paced by its producer or its handlers' own time. */
     boolean ceiling(String workload) {
         return ceiling && !workload.equals("soak") && !workload.equals("mixed-durations");
+    }
+
+    /** The soak's rows, purges and claim times come from the client-side proxy, so it always counts. */
+    boolean clientCounts(String workload) {
+        return clientCounts || workload.equals("soak");
     }
 
     /** Whether the workload schedules at a rate (so {@code --rate} is one of its dimensions). */

@@ -106,7 +106,7 @@ final class BenchRun {
             result.put("machine_busy_pct", Stats.round(Machine.busyPercent(machineBefore, machineAfter)));
             result.put("load_before", loadBefore);
             result.put("load_after", Machine.loadAverage());
-            if (options.clientCounts) {
+            if (options.clientCounts(name)) {
                 SqlWatch.describe(watched, result);
             }
             clocks(instances, result);

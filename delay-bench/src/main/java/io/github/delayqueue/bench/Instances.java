@@ -52,7 +52,7 @@ final class Instances implements AutoCloseable {
         p.put("logging.level.root", "WARN");
         p.put("delay.mode", spec.mode());
         p.put("delay.redis.key-prefix", prefix);
-        p.put("bench.client-counts", Boolean.toString(options.clientCounts));
+        p.put("bench.client-counts", Boolean.toString(options.clientCounts(spec.workload())));
         boolean actuator = options.actuator(spec.workload());
         p.put("bench.actuator", Boolean.toString(actuator));
         if (actuator) {
