@@ -5,6 +5,7 @@ import javax.sql.DataSource;
 import io.github.delayqueue.api.DelayedHandler;
 import io.github.delayqueue.api.EnableDelayQueue;
 import io.github.delayqueue.api.TaskContext;
+import io.github.delayqueue.engine.QueueClock;
 
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.SpringBootConfiguration;
@@ -14,9 +15,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 
 /**
- * One instance of the benchmarked application: the starter as a user gets it, plus a no-op handler that records
- * when each task starts, and (unless {@code bench.client-counts=false}) counters on what the instance sends to the
- * database and Redis. {@link BenchRun} starts several of these in one JVM.
+ * One instance of the benchmarked application: the starter as a user gets it, plus a handler that records when
+ * each task starts (and works as long as the plan says, mixed-durations), and (unless {@code bench.client-counts=false})
+ * counters on what the instance sends to the database and Redis. {@link Instances} starts several of these in one JVM.
  */
 @SpringBootConfiguration(proxyBeanMethods = false)
 @EnableAutoConfiguration
@@ -33,8 +34,8 @@ public class BenchApp {
     }
 
     @Bean
-    NoopHandler benchNoopHandler(Slot slot) {
-        return new NoopHandler(slot);
+    BenchHandler benchHandler(Slot slot, QueueClock clock) {
+        return new BenchHandler(slot, clock);
     }
 
     @Bean
@@ -58,8 +59,11 @@ public class BenchApp {
         };
     }
 
-    /** Does nothing but record the start: what is measured is the queue, not the work. */
-    static class NoopHandler {
+    /**
+     * Records the start on the wall clock and the instance's queue clock, first thing, then works as long as the
+     * plan says (nothing, except in mixed-durations): what is measured is the queue, not the work.
+     */
+    static class BenchHandler {
 
         private final Recorder recorder;
 
@@ -67,15 +71,24 @@ public class BenchApp {
 
         private final java.util.concurrent.atomic.AtomicInteger warmups;
 
-        NoopHandler(Slot slot) {
+        private final QueueClock clock;
+
+        BenchHandler(Slot slot, QueueClock clock) {
             this.recorder = slot.recorder();
             this.instance = slot.instance();
             this.warmups = slot.warmups();
+            this.clock = clock;
         }
 
         @DelayedHandler(type = TYPE)
-        void run(Integer slot, TaskContext context) {
-            recorder.started(instance, slot, context.dueAt().toEpochMilli(), context.attempt());
+        void run(Integer slot, TaskContext context) throws InterruptedException {
+            long wall = Recorder.wallMicros();
+            long queue = clock.nowMicros();
+            int work = recorder.started(instance, slot, context.dueAt().toEpochMilli(), context.attempt(), wall,
+                    queue);
+            if (work > 0) {
+                Thread.sleep(work);
+            }
         }
 
         @DelayedHandler(type = WARMUP_TYPE)

@@ -18,9 +18,9 @@ import java.util.concurrent.TimeUnit;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The benchmark command: runs every requested combination of mode, instances, workload and rate {@code --repeat}
- * times (round-robin, so a noisy minute hurts every combination alike), prints one JSON object per run on stdout
- * and then the summary tables. Exits 1 when a run lost or duplicated a task, or failed.
+ * The benchmark command: runs every requested combination of workload, mode, instances, rate, Redis setup and
+ * variant {@code --repeat} times ({@link RunSpec#expand}), prints one JSON object per run on stdout and then the
+ * summary tables. Exits 1 when a run lost, duplicated or started early a task, or failed.
  */
 public final class BenchMain {
 
@@ -47,7 +47,11 @@ public final class BenchMain {
 
     static boolean run(BenchOptions options, String[] args) {
         PrintStream out = System.out;
-        Servers servers = Servers.resolve(options.properties, System.getenv());
+        Servers servers = Servers.resolve(options.properties, options.redisClusterNodes, System.getenv());
+        if (options.redis.contains("cluster") && servers.redisClusterNodes.isEmpty()) {
+            System.err.println("--redis cluster needs --redis-cluster-nodes or DELAY_TEST_REDIS_CLUSTER_NODES");
+            return false;
+        }
         String commit = commit();
         out.println("# delay-bench: commit " + commit + ", " + OffsetDateTime.now(ZoneOffset.UTC)
             .format(DateTimeFormatter.ISO_OFFSET_DATE_TIME));
@@ -56,59 +60,46 @@ public final class BenchMain {
         out.println("# servers: " + servers);
         Map<String, String> facts = servers.describe();
         out.println("# server settings: " + facts);
-        out.println("# load average before: " + BenchRun.loadAverage());
+        out.println("# load average before: " + Machine.loadAverage());
         out.flush();
 
         List<Map<String, Object>> results = new ArrayList<>();
         boolean ok = true;
-        for (int repetition = 1; repetition <= options.repeat; repetition++) {
-            for (String workload : options.workloads) {
-                List<Integer> rates = workload.equals("steady") || workload.equals("mixed") ? options.rates
-                        : List.of(0);
-                for (String mode : options.modes) {
-                    for (int instances : options.instances) {
-                        for (int rate : rates) {
-                            BenchRun run = new BenchRun(options, servers, mode, instances, workload, rate, repetition);
-                            Map<String, Object> result;
-                            try {
-                                result = run.execute();
-                                if (number(result.get("duplicates")) > 0 || number(result.get("lost")) > 0) {
-                                    ok = ok && !options.failOnLoss;
-                                    System.err.println("[bench] " + run.describe() + ": " + result.get("duplicates")
-                                            + " duplicate(s), " + result.get("lost") + " lost");
-                                }
-                                results.add(result);
-                            }
-                            catch (Exception | Error ex) {
-                                ok = false;
-                                System.err.println("[bench] " + run.describe() + " failed:");
-                                ex.printStackTrace();
-                                result = new LinkedHashMap<>();
-                                result.put("workload", workload);
-                                result.put("mode", mode);
-                                result.put("instances", instances);
-                                result.put("repetition", repetition);
-                                result.put("error", String.valueOf(ex));
-                            }
-                            result.put("commit", commit);
-                            String line = json(result);
-                            out.println(line);
-                            out.flush();
-                            append(options.out, line);
-                        }
-                    }
+        for (RunSpec spec : RunSpec.expand(options)) {
+            BenchRun run = new BenchRun(options, servers, spec);
+            Map<String, Object> result;
+            try {
+                result = run.execute();
+                if (Outcomes.failed(result)) {
+                    ok = ok && !options.failOnLoss;
+                    System.err.println("[bench] " + run.describe() + ": " + result.get("duplicates")
+                            + " duplicate(s), " + result.get("lost") + " lost, " + result.get("started_early")
+                            + " started early");
                 }
+                results.add(result);
             }
+            catch (Exception | Error ex) {
+                ok = false;
+                System.err.println("[bench] " + run.describe() + " failed:");
+                ex.printStackTrace();
+                result = new LinkedHashMap<>();
+                result.put("workload", spec.workload());
+                result.put("mode", spec.mode());
+                result.put("instances", spec.instances());
+                result.put("repetition", spec.repetition());
+                result.put("error", String.valueOf(ex));
+            }
+            result.put("commit", commit);
+            String line = json(result);
+            out.println(line);
+            out.flush();
+            append(options.out, line);
         }
         out.println();
-        out.println("# load average after: " + BenchRun.loadAverage());
+        out.println("# load average after: " + Machine.loadAverage());
         out.println(Summary.render(results));
         out.flush();
         return ok;
-    }
-
-    private static double number(Object value) {
-        return value instanceof Number n ? n.doubleValue() : 0;
     }
 
     static String json(Map<String, Object> result) {
@@ -123,6 +114,11 @@ public final class BenchMain {
         if (value instanceof Map<?, ?> map) {
             Map<String, Object> copy = new LinkedHashMap<>();
             ((Map<String, Object>) map).forEach((k, v) -> copy.put(k, clean(v)));
+            return copy;
+        }
+        if (value instanceof List<?> list) {
+            List<Object> copy = new ArrayList<>(list.size());
+            list.forEach(v -> copy.add(clean(v)));
             return copy;
         }
         return value;

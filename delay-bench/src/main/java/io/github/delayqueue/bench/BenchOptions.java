@@ -18,47 +18,68 @@ final class BenchOptions {
     static final String USAGE = """
             java -jar delay-bench.jar [options]
               --mode hybrid|jdbc[,..]          queue mode(s) (default hybrid)
-              --instances N[,..]               Spring contexts (instances) in this JVM (default 1)
-              --workload burst|steady|mixed|enqueue[,..]   (default burst)
-              --tasks N                        burst and enqueue size (default 20000)
-              --rate R[,..]                    steady/mixed tasks per second (default 200)
-              --duration D                     steady/mixed scheduling window (default 30s)
+              --instances N[,..]               Spring contexts (instances) in this JVM (default 1; mixed-durations 3)
+              --workload W[,..]                burst|steady|mixed|enqueue|soak|mixed-durations (default burst)
+              --tasks N                        burst and enqueue size (default 20000); mixed-durations (default 1500)
+              --rate R[,..]                    steady/mixed/soak tasks per second (default 200)
+              --duration D                     steady/mixed scheduling window (default 30s); soak (default 10m);
+                                               mixed-durations: the window the due times spread over (default 30s)
               --repeat K                       runs per combination; the summary shows median, min, max (default 3)
-              --lead D                         burst: due this long after the burst starts (default 5s);
-                                               steady: delay of every task (default 1s)
+              --lead D                         burst/mixed-durations: first due this long after scheduling starts
+                                               (default 5s); steady/mixed/soak: delay of every task (default 1s)
               --threads N --prefetch N --batch-size N   delay.worker.* (defaults: the starter's)
               --threshold D --migration-interval D      mixed: delay.hybrid.* (default 10s, 2s)
               --far-max D                      mixed: longest delay of the far tier (default 3 x threshold)
               --enqueue-threads N              enqueue: threads calling schedule() (default 8)
-              --ceiling true|false             measure the raw SQL/Lua ceiling in each run (default true)
+              --redis single|cluster[,..]      hybrid runs against one Redis or a Redis Cluster (default single)
+              --redis-cluster-nodes H:P[,..]   the cluster's seed nodes (default DELAY_TEST_REDIS_CLUSTER_NODES)
+              --shards N                       delay.redis.shards of cluster runs (default 3)
+              --actuator true|false            Spring Boot's actuator in the instances: meters, observations, the
+                                               health indicator and the delayqueue endpoint (default: soak only)
+              --preload-finished N             soak: SUCCEEDED rows, finished long ago, in the table before the run
+                                               (default 5000000)
+              --preload-future N               soak: SCHEDULED rows due days ahead in the table before the run
+                                               (default 1000000)
+              --retention D                    soak: delay.retention.succeeded (default 1m)
+              --report-every D                 soak: length of one reported interval (default 1m)
+              --slow-every N --slow-for D --fast-for D   mixed-durations: every Nth handler takes slow-for, the
+                                               others fast-for (default 40, 10s, 3ms)
+              --ceiling true|false             measure the raw SQL/Lua ceiling in each run (default true; never
+                                               for soak and mixed-durations)
               --ceiling-batch N                rows per raw claim (default min(threads + prefetch, batch-size))
               --warmup N                       tasks run (and not measured) before each run's workload (default 1000)
               --timeout D                      give up waiting for tasks after this long without progress (default 60s)
-              --client-counts true|false       count JDBC statements and Redis commands in the client (default true)
+              --client-counts true|false       count JDBC statements and Redis commands in the client, time claims
+                                               and count purged rows (default true; soak always does: its rows
+                                               and purge figures come from them)
               --out FILE                       also append the JSON lines to FILE
-              --fail-on-loss true|false        exit 1 when a run has duplicates or losses (default true)
+              --fail-on-loss true|false        exit 1 when a run has duplicates, losses or early starts (default true)
               --delay.x=y --spring.x=y         any property, for every instance
             Servers: --spring.datasource.url/username/password and --spring.data.redis.url, else the
             DELAY_TEST_JDBC_URL/_USER/_PASSWORD and DELAY_TEST_REDIS_URL variables, else 127.0.0.1:3306 (root, no
             password) and 127.0.0.1:6379. Each run creates its own database and Redis key prefix and removes them.""";
 
+    static final List<String> WORKLOADS = List.of("burst", "steady", "mixed", "enqueue", "soak", "mixed-durations");
+
     List<String> modes = List.of("hybrid");
 
-    List<Integer> instances = List.of(1);
+    /** As given; {@link #instances(String)} applies the per-workload default. */
+    List<Integer> instances;
 
     List<String> workloads = List.of("burst");
 
     List<Integer> rates = List.of(200);
 
-    int tasks = 20_000;
+    /** As given; {@link #tasks(String)} applies the per-workload default. */
+    Integer tasks;
 
-    Duration duration = Duration.ofSeconds(30);
+    /** As given; {@link #duration(String)} applies the per-workload default. */
+    Duration duration;
 
     int repeat = 3;
 
-    Duration burstLead = Duration.ofSeconds(5);
-
-    Duration steadyLead = Duration.ofSeconds(1);
+    /** As given; {@link #lead(String)} applies the per-workload default. */
+    Duration lead;
 
     Integer threads;
 
@@ -73,6 +94,28 @@ final class BenchOptions {
     Duration farMax;
 
     int enqueueThreads = 8;
+
+    List<String> redis = List.of("single");
+
+    String redisClusterNodes;
+
+    int shards = 3;
+
+    Boolean actuator;
+
+    long preloadFinished = 5_000_000;
+
+    long preloadFuture = 1_000_000;
+
+    Duration retention = Duration.ofMinutes(1);
+
+    Duration reportEvery = Duration.ofMinutes(1);
+
+    int slowEvery = 40;
+
+    Duration slowFor = Duration.ofSeconds(10);
+
+    Duration fastFor = Duration.ofMillis(3);
 
     boolean ceiling = true;
 
@@ -136,8 +179,8 @@ final class BenchOptions {
             case "instances" -> instances = list(value, v -> positive("instances", v));
             case "workload" -> workloads = list(value, v -> {
                 String workload = v.toLowerCase(Locale.ROOT);
-                if (!List.of("burst", "steady", "mixed", "enqueue").contains(workload)) {
-                    throw new UsageException("--workload takes burst, steady, mixed or enqueue, not '" + v + "'");
+                if (!WORKLOADS.contains(workload)) {
+                    throw new UsageException("--workload takes " + String.join(", ", WORKLOADS) + ", not '" + v + "'");
                 }
                 return workload;
             });
@@ -145,10 +188,7 @@ final class BenchOptions {
             case "tasks" -> tasks = positive("tasks", value);
             case "duration" -> duration = duration("duration", value);
             case "repeat" -> repeat = positive("repeat", value);
-            case "lead" -> {
-                burstLead = duration("lead", value);
-                steadyLead = burstLead;
-            }
+            case "lead" -> lead = duration("lead", value);
             case "threads" -> threads = positive("threads", value);
             case "prefetch" -> prefetch = nonNegative("prefetch", value);
             case "batch-size" -> batchSize = positive("batch-size", value);
@@ -156,6 +196,23 @@ final class BenchOptions {
             case "migration-interval" -> migrationInterval = duration("migration-interval", value);
             case "far-max" -> farMax = duration("far-max", value);
             case "enqueue-threads" -> enqueueThreads = positive("enqueue-threads", value);
+            case "redis" -> redis = list(value, v -> {
+                String redis = v.toLowerCase(Locale.ROOT);
+                if (!redis.equals("single") && !redis.equals("cluster")) {
+                    throw new UsageException("--redis takes single or cluster, not '" + v + "'");
+                }
+                return redis;
+            });
+            case "redis-cluster-nodes" -> redisClusterNodes = value.trim();
+            case "shards" -> shards = positive("shards", value);
+            case "actuator" -> actuator = bool("actuator", value);
+            case "preload-finished" -> preloadFinished = nonNegativeLong("preload-finished", value);
+            case "preload-future" -> preloadFuture = nonNegativeLong("preload-future", value);
+            case "retention" -> retention = positiveDuration("retention", value);
+            case "report-every" -> reportEvery = positiveDuration("report-every", value);
+            case "slow-every" -> slowEvery = positive("slow-every", value);
+            case "slow-for" -> slowFor = duration("slow-for", value);
+            case "fast-for" -> fastFor = duration("fast-for", value);
             case "ceiling" -> ceiling = bool("ceiling", value);
             case "ceiling-batch" -> ceilingBatch = positive("ceiling-batch", value);
             case "timeout" -> timeout = duration("timeout", value);
@@ -174,6 +231,53 @@ final class BenchOptions {
         if (migrationInterval.compareTo(threshold) >= 0) {
             throw new UsageException("--migration-interval must be shorter than --threshold");
         }
+        if (workloads.contains("mixed-durations") && tasks(("mixed-durations")) < slowEvery) {
+            throw new UsageException("--tasks must be at least --slow-every (" + slowEvery + ") for mixed-durations");
+        }
+    }
+
+    /** Instances per run: the option, else 3 for mixed-durations (the issue's case) and 1 for the rest. */
+    List<Integer> instances(String workload) {
+        return instances != null ? instances : List.of(workload.equals("mixed-durations") ? 3 : 1);
+    }
+
+    /** Tasks of a burst, enqueue or mixed-durations run. */
+    int tasks(String workload) {
+        return tasks != null ? tasks : workload.equals("mixed-durations") ? 1500 : 20_000;
+    }
+
+    /** How long a steady, mixed or soak run schedules, or the window mixed-durations' due times spread over. */
+    Duration duration(String workload) {
+        return duration != null ? duration : workload.equals("soak") ? Duration.ofMinutes(10) : Duration.ofSeconds(30);
+    }
+
+    /** Burst and mixed-durations: from the scheduling to the first due time; the others: every task's delay. */
+    Duration lead(String workload) {
+        if (lead != null) {
+            return lead;
+        }
+        return workload.equals("burst") || workload.equals("mixed-durations") ? Duration.ofSeconds(5)
+                : Duration.ofSeconds(1);
+    }
+
+    /** Whether the instances get the actuator's meters, health and endpoint: the option, else only for soak. */
+    boolean actuator(String workload) {
+        return actuator != null ? actuator : workload.equals("soak");
+    }
+
+    /** The raw ceiling says nothing about a run paced by its producer or its handlers' own time. */
+    boolean ceiling(String workload) {
+        return ceiling && !workload.equals("soak") && !workload.equals("mixed-durations");
+    }
+
+    /** The soak's rows, purges and claim times come from the client-side proxy, so it always counts. */
+    boolean clientCounts(String workload) {
+        return clientCounts || workload.equals("soak");
+    }
+
+    /** Whether the workload schedules at a rate (so {@code --rate} is one of its dimensions). */
+    static boolean paced(String workload) {
+        return workload.equals("steady") || workload.equals("mixed") || workload.equals("soak");
     }
 
     /** The worker threads the instances run with: the option, else a {@code delay.worker.threads} property, else 8. */
@@ -233,6 +337,27 @@ final class BenchOptions {
         int parsed = integer(name, value);
         if (parsed < 0) {
             throw new UsageException("--" + name + " must not be negative: " + value);
+        }
+        return parsed;
+    }
+
+    private static long nonNegativeLong(String name, String value) {
+        try {
+            long parsed = Long.parseLong(value.trim().replace("_", ""));
+            if (parsed < 0) {
+                throw new UsageException("--" + name + " must not be negative: " + value);
+            }
+            return parsed;
+        }
+        catch (NumberFormatException ex) {
+            throw new UsageException("--" + name + " takes a whole number, not '" + value + "'");
+        }
+    }
+
+    private static Duration positiveDuration(String name, String value) {
+        Duration parsed = duration(name, value);
+        if (parsed.isZero() || parsed.isNegative()) {
+            throw new UsageException("--" + name + " must be longer than zero: " + value);
         }
         return parsed;
     }

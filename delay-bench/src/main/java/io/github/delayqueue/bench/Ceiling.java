@@ -21,10 +21,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.api.sync.RedisScriptingCommands;
 
 /**
  * The raw ceiling: the library's own claim-and-complete SQL (and, in hybrid mode, its Lua pop) done in tight loops
@@ -82,11 +80,15 @@ final class Ceiling {
 
     private final boolean hybrid;
 
-    Ceiling(Servers servers, String database, String keyPrefix, boolean hybrid) {
+    /** The run's Redis (one server or a cluster: the ceiling's key has one hash tag, so one node); null in jdbc. */
+    private final RedisTarget redisTarget;
+
+    Ceiling(Servers servers, String database, String keyPrefix, RedisTarget redis) {
         this.servers = servers;
         this.database = database;
         this.keyPrefix = keyPrefix;
-        this.hybrid = hybrid;
+        this.hybrid = redis != null;
+        this.redisTarget = redis;
     }
 
     private String key() {
@@ -162,9 +164,8 @@ final class Ceiling {
         long inserted = System.nanoTime();
         result.put("raw_insert_per_s", Stats.round(n / seconds(inserted - start)));
         if (hybrid) {
-            RedisClient client = RedisClient.create(servers.redisUrl);
-            try (StatefulRedisConnection<String, String> connection = client.connect()) {
-                RedisCommands<String, String> redis = connection.sync();
+            try (RedisTarget.Session session = redisTarget.open()) {
+                RedisScriptingCommands<String, String> redis = session.scripting;
                 String add = redis.scriptLoad(lua("add.lua"));
                 long addStart = System.nanoTime();
                 for (int from = 0; from < entries.size(); from += MAX_ADD) {
@@ -179,9 +180,6 @@ final class Ceiling {
                 long added = System.nanoTime();
                 result.put("raw_index_add_per_s", Stats.round(n / seconds(added - addStart)));
                 result.put("raw_enqueue_per_s", Stats.round(n / seconds(added - addStart + inserted - start)));
-            }
-            finally {
-                client.shutdown();
             }
         }
         else {
@@ -205,146 +203,138 @@ final class Ceiling {
         AtomicLong deadlocks = new AtomicLong();
         AtomicLong skipped = new AtomicLong();
         Phases phases = new Phases();
-        RedisClient client = hybrid ? RedisClient.create(servers.redisUrl) : null;
         List<Thread> threads = new ArrayList<>();
         CountDownLatch ready = new CountDownLatch(claimers * 2);
         CountDownLatch go = new CountDownLatch(1);
         long[] startNanos = new long[1];
-        try {
-            for (int c = 0; c < claimers; c++) {
-                String owner = "ceiling-" + c;
-                BlockingQueue<List<Long>> done = new ArrayBlockingQueue<>(100_000);
-                Thread claimer = new Thread(() -> {
-                    try (Connection connection = servers.connect(database);
-                            StatefulRedisConnection<String, String> redisConnection = client == null ? null
-                                    : client.connect()) {
-                        connection.setAutoCommit(false);
-                        // As the library's claims: READ COMMITTED, so SKIP LOCKED claims take no gap locks.
-                        connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-                        RedisCommands<String, String> redis = redisConnection == null ? null : redisConnection.sync();
-                        String pop = redis == null ? null : redis.scriptLoad(lua("pop.lua"));
-                        String add = redis == null ? null : redis.scriptLoad(lua("add.lua"));
-                        ready.countDown();
-                        go.await();
-                        while (claimed.get() < n && failure.get() == null) {
-                            if (System.nanoTime() > deadlineNanos) {
-                                throw new IllegalStateException("ceiling did not finish in time: " + claimed.get()
-                                        + " of " + n + " claimed");
-                            }
-                            long now = System.currentTimeMillis();
-                            List<Long> ids;
-                            if (redis != null) {
-                                long popStart = System.nanoTime();
-                                List<Object> popped = redis.evalsha(pop, ScriptOutputType.MULTI,
-                                        new String[] { key() }, Long.toString(now), Integer.toString(batch));
-                                phases.pop.add(System.nanoTime() - popStart);
-                                List<Long> candidates = new ArrayList<>(popped.size());
-                                for (int i = 1; i < popped.size(); i++) {
-                                    candidates.add(Long.parseLong(String.valueOf(popped.get(i))));
-                                }
-                                if (candidates.isEmpty()) {
-                                    emptyRounds.incrementAndGet();
-                                    if (String.valueOf(popped.get(0)).isEmpty()) {
-                                        break; // the index is empty: the other claimers hold the rest
-                                    }
-                                    continue;
-                                }
-                                ids = retrying(connection, deadlocks,
-                                        () -> claimIds(connection, candidates, now, owner, phases));
-                                if (ids.size() < candidates.size()) {
-                                    // SKIP LOCKED passed over a row another transaction held for a moment; the
-                                    // library drops such ids and its sweep finds the row later; here they go back.
-                                    List<String> back = new ArrayList<>();
-                                    back.add(keyPrefix + ":ceiling-wake");
-                                    for (Long id : candidates) {
-                                        if (!ids.contains(id)) {
-                                            back.add(Long.toString(now));
-                                            back.add(Long.toString(id));
-                                        }
-                                    }
-                                    skipped.addAndGet((back.size() - 1) / 2);
-                                    redis.evalsha(add, ScriptOutputType.INTEGER, new String[] { key() },
-                                            back.toArray(String[]::new));
-                                }
-                                if (ids.isEmpty()) {
-                                    continue;
-                                }
-                            }
-                            else {
-                                ids = retrying(connection, deadlocks,
-                                        () -> claimDue(connection, batch, now, owner, phases));
-                                if (ids.isEmpty()) {
-                                    emptyRounds.incrementAndGet();
-                                    continue;
-                                }
-                            }
-                            claimRounds.incrementAndGet();
-                            if (claimed.addAndGet(ids.size()) >= n) {
-                                lastClaimNanos.set(System.nanoTime());
-                            }
-                            done.put(ids);
+        for (int c = 0; c < claimers; c++) {
+            String owner = "ceiling-" + c;
+            BlockingQueue<List<Long>> done = new ArrayBlockingQueue<>(100_000);
+            Thread claimer = new Thread(() -> {
+                try (Connection connection = servers.connect(database);
+                        RedisTarget.Session redisSession = hybrid ? redisTarget.open() : null) {
+                    connection.setAutoCommit(false);
+                    // As the library's claims: READ COMMITTED, so SKIP LOCKED claims take no gap locks.
+                    connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+                    RedisScriptingCommands<String, String> redis = redisSession == null ? null
+                            : redisSession.scripting;
+                    String pop = redis == null ? null : redis.scriptLoad(lua("pop.lua"));
+                    String add = redis == null ? null : redis.scriptLoad(lua("add.lua"));
+                    ready.countDown();
+                    go.await();
+                    while (claimed.get() < n && failure.get() == null) {
+                        if (System.nanoTime() > deadlineNanos) {
+                            throw new IllegalStateException("ceiling did not finish in time: " + claimed.get()
+                                    + " of " + n + " claimed");
                         }
-                    }
-                    catch (Throwable ex) {
-                        failure.compareAndSet(null, ex);
-                    }
-                    finally {
-                        done.offer(List.of());
-                    }
-                }, "ceiling-claim-" + c);
-                Thread completer = new Thread(() -> {
-                    // As the library's result writer: one auto-committed UPDATE per batch.
-                    try (Connection connection = servers.connect(database)) {
-                        ready.countDown();
-                        go.await();
-                        List<List<Long>> batches = new ArrayList<>();
-                        boolean end = false;
-                        while (!end && failure.get() == null) {
-                            List<Long> first = done.poll(100, TimeUnit.MILLISECONDS);
-                            if (first == null) {
-                                if (completed.get() >= n) {
-                                    break;
+                        long now = System.currentTimeMillis();
+                        List<Long> ids;
+                        if (redis != null) {
+                            long popStart = System.nanoTime();
+                            List<Object> popped = redis.evalsha(pop, ScriptOutputType.MULTI,
+                                    new String[] { key() }, Long.toString(now), Integer.toString(batch));
+                            phases.pop.add(System.nanoTime() - popStart);
+                            List<Long> candidates = new ArrayList<>(popped.size());
+                            for (int i = 1; i < popped.size(); i++) {
+                                candidates.add(Long.parseLong(String.valueOf(popped.get(i))));
+                            }
+                            if (candidates.isEmpty()) {
+                                emptyRounds.incrementAndGet();
+                                if (String.valueOf(popped.get(0)).isEmpty()) {
+                                    break; // the index is empty: the other claimers hold the rest
                                 }
                                 continue;
                             }
-                            batches.clear();
-                            batches.add(first);
-                            done.drainTo(batches);
-                            List<Long> ids = new ArrayList<>();
-                            for (List<Long> b : batches) {
-                                if (b.isEmpty()) {
-                                    end = true;
+                            ids = retrying(connection, deadlocks,
+                                    () -> claimIds(connection, candidates, now, owner, phases));
+                            if (ids.size() < candidates.size()) {
+                                // SKIP LOCKED passed over a row another transaction held for a moment; the
+                                // library drops such ids and its sweep finds the row later; here they go back.
+                                List<String> back = new ArrayList<>();
+                                back.add(keyPrefix + ":ceiling-wake");
+                                for (Long id : candidates) {
+                                    if (!ids.contains(id)) {
+                                        back.add(Long.toString(now));
+                                        back.add(Long.toString(id));
+                                    }
                                 }
-                                ids.addAll(b);
+                                skipped.addAndGet((back.size() - 1) / 2);
+                                redis.evalsha(add, ScriptOutputType.INTEGER, new String[] { key() },
+                                        back.toArray(String[]::new));
                             }
-                            for (int from = 0; from < ids.size(); from += MAX_ROWS) {
-                                List<Long> part = ids.subList(from, Math.min(ids.size(), from + MAX_ROWS));
-                                complete(connection, part, owner, phases);
-                                if (completed.addAndGet(part.size()) >= n) {
-                                    lastCompleteNanos.set(System.nanoTime());
-                                }
+                            if (ids.isEmpty()) {
+                                continue;
+                            }
+                        }
+                        else {
+                            ids = retrying(connection, deadlocks,
+                                    () -> claimDue(connection, batch, now, owner, phases));
+                            if (ids.isEmpty()) {
+                                emptyRounds.incrementAndGet();
+                                continue;
+                            }
+                        }
+                        claimRounds.incrementAndGet();
+                        if (claimed.addAndGet(ids.size()) >= n) {
+                            lastClaimNanos.set(System.nanoTime());
+                        }
+                        done.put(ids);
+                    }
+                }
+                catch (Throwable ex) {
+                    failure.compareAndSet(null, ex);
+                }
+                finally {
+                    done.offer(List.of());
+                }
+            }, "ceiling-claim-" + c);
+            Thread completer = new Thread(() -> {
+                // As the library's result writer: one auto-committed UPDATE per batch.
+                try (Connection connection = servers.connect(database)) {
+                    ready.countDown();
+                    go.await();
+                    List<List<Long>> batches = new ArrayList<>();
+                    boolean end = false;
+                    while (!end && failure.get() == null) {
+                        List<Long> first = done.poll(100, TimeUnit.MILLISECONDS);
+                        if (first == null) {
+                            if (completed.get() >= n) {
+                                break;
+                            }
+                            continue;
+                        }
+                        batches.clear();
+                        batches.add(first);
+                        done.drainTo(batches);
+                        List<Long> ids = new ArrayList<>();
+                        for (List<Long> b : batches) {
+                            if (b.isEmpty()) {
+                                end = true;
+                            }
+                            ids.addAll(b);
+                        }
+                        for (int from = 0; from < ids.size(); from += MAX_ROWS) {
+                            List<Long> part = ids.subList(from, Math.min(ids.size(), from + MAX_ROWS));
+                            complete(connection, part, owner, phases);
+                            if (completed.addAndGet(part.size()) >= n) {
+                                lastCompleteNanos.set(System.nanoTime());
                             }
                         }
                     }
-                    catch (Throwable ex) {
-                        failure.compareAndSet(null, ex);
-                    }
-                }, "ceiling-complete-" + c);
-                threads.add(claimer);
-                threads.add(completer);
-            }
-            threads.forEach(Thread::start);
-            ready.await();
-            startNanos[0] = System.nanoTime();
-            go.countDown();
-            for (Thread thread : threads) {
-                thread.join();
-            }
+                }
+                catch (Throwable ex) {
+                    failure.compareAndSet(null, ex);
+                }
+            }, "ceiling-complete-" + c);
+            threads.add(claimer);
+            threads.add(completer);
         }
-        finally {
-            if (client != null) {
-                client.shutdown();
-            }
+        threads.forEach(Thread::start);
+        ready.await();
+        startNanos[0] = System.nanoTime();
+        go.countDown();
+        for (Thread thread : threads) {
+            thread.join();
         }
         if (failure.get() != null) {
             throw new IllegalStateException("The raw ceiling failed: " + failure.get(), failure.get());
@@ -519,73 +509,65 @@ final class Ceiling {
     Map<String, Object> singleInserts(int n, int threads, long dueAt) throws Exception {
         AtomicInteger next = new AtomicInteger();
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        RedisClient client = hybrid ? RedisClient.create(servers.redisUrl) : null;
         List<Thread> workers = new ArrayList<>();
         CountDownLatch ready = new CountDownLatch(threads);
         CountDownLatch go = new CountDownLatch(1);
         String sql = INSERT.formatted(TABLE, INSERT_ROW);
         String status = hybrid ? "QUEUED" : "SCHEDULED";
-        try {
-            for (int t = 0; t < threads; t++) {
-                workers.add(new Thread(() -> {
-                    try (Connection connection = servers.connect(database);
-                            StatefulRedisConnection<String, String> redisConnection = client == null ? null
-                                    : client.connect()) {
-                        RedisCommands<String, String> redis = redisConnection == null ? null : redisConnection.sync();
-                        String add = redis == null ? null : redis.scriptLoad(lua("add.lua"));
-                        ready.countDown();
-                        go.await();
-                        int slot;
-                        while ((slot = next.getAndIncrement()) < n) {
-                            long id;
-                            try (PreparedStatement ps = connection.prepareStatement(sql,
-                                    Statement.RETURN_GENERATED_KEYS)) {
-                                long now = System.currentTimeMillis();
-                                ps.setString(1, BenchApp.TYPE);
-                                ps.setString(2, null);
-                                ps.setString(3, Integer.toString(slot));
-                                ps.setLong(4, dueAt);
-                                ps.setString(5, status);
-                                ps.setNull(6, java.sql.Types.INTEGER);
-                                ps.setLong(7, now);
-                                ps.setLong(8, now);
-                                ps.executeUpdate();
-                                try (ResultSet keys = ps.getGeneratedKeys()) {
-                                    keys.next();
-                                    id = keys.getLong(1);
-                                }
-                            }
-                            if (redis != null) {
-                                redis.evalsha(add, ScriptOutputType.INTEGER, new String[] { key() },
-                                        keyPrefix + ":ceiling-wake", Long.toString(dueAt), Long.toString(id));
+        for (int t = 0; t < threads; t++) {
+            workers.add(new Thread(() -> {
+                try (Connection connection = servers.connect(database);
+                        RedisTarget.Session redisSession = hybrid ? redisTarget.open() : null) {
+                    RedisScriptingCommands<String, String> redis = redisSession == null ? null
+                            : redisSession.scripting;
+                    String add = redis == null ? null : redis.scriptLoad(lua("add.lua"));
+                    ready.countDown();
+                    go.await();
+                    int slot;
+                    while ((slot = next.getAndIncrement()) < n) {
+                        long id;
+                        try (PreparedStatement ps = connection.prepareStatement(sql,
+                                Statement.RETURN_GENERATED_KEYS)) {
+                            long now = System.currentTimeMillis();
+                            ps.setString(1, BenchApp.TYPE);
+                            ps.setString(2, null);
+                            ps.setString(3, Integer.toString(slot));
+                            ps.setLong(4, dueAt);
+                            ps.setString(5, status);
+                            ps.setNull(6, java.sql.Types.INTEGER);
+                            ps.setLong(7, now);
+                            ps.setLong(8, now);
+                            ps.executeUpdate();
+                            try (ResultSet keys = ps.getGeneratedKeys()) {
+                                keys.next();
+                                id = keys.getLong(1);
                             }
                         }
+                        if (redis != null) {
+                            redis.evalsha(add, ScriptOutputType.INTEGER, new String[] { key() },
+                                    keyPrefix + ":ceiling-wake", Long.toString(dueAt), Long.toString(id));
+                        }
                     }
-                    catch (Throwable ex) {
-                        failure.compareAndSet(null, ex);
-                    }
-                }, "ceiling-insert-" + t));
-            }
-            workers.forEach(Thread::start);
-            ready.await();
-            long start = System.nanoTime();
-            go.countDown();
-            for (Thread worker : workers) {
-                worker.join();
-            }
-            long end = System.nanoTime();
-            if (failure.get() != null) {
-                throw new IllegalStateException("The raw single inserts failed: " + failure.get(), failure.get());
-            }
-            Map<String, Object> result = new LinkedHashMap<>();
-            result.put("raw_single_per_s", Stats.round(n / seconds(end - start)));
-            return result;
+                }
+                catch (Throwable ex) {
+                    failure.compareAndSet(null, ex);
+                }
+            }, "ceiling-insert-" + t));
         }
-        finally {
-            if (client != null) {
-                client.shutdown();
-            }
+        workers.forEach(Thread::start);
+        ready.await();
+        long start = System.nanoTime();
+        go.countDown();
+        for (Thread worker : workers) {
+            worker.join();
         }
+        long end = System.nanoTime();
+        if (failure.get() != null) {
+            throw new IllegalStateException("The raw single inserts failed: " + failure.get(), failure.get());
+        }
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("raw_single_per_s", Stats.round(n / seconds(end - start)));
+        return result;
     }
 
     static double seconds(long nanos) {

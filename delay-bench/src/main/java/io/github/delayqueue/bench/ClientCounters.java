@@ -24,7 +24,8 @@ import io.lettuce.core.protocol.ProtocolKeyword;
  * What this process sends: JDBC statements (by normalized SQL shape), commits and auto-commit switches, counted by a
  * proxy around each instance's {@link DataSource}, and Redis commands by type, counted by a Lettuce
  * {@link CommandLatencyRecorder}. One set of counters for the whole JVM, so all instances add up; the server-side
- * counters of {@link ServerCounters} see the same plus whatever else runs on the servers.
+ * counters of {@link ServerCounters} see the same plus whatever else runs on the servers. The same proxy feeds
+ * {@link SqlWatch} (claim round times, purged and completed rows).
  */
 final class ClientCounters {
 
@@ -53,6 +54,23 @@ final class ClientCounters {
 
     static void count(String key) {
         counts.computeIfAbsent(key, k -> new LongAdder()).increment();
+    }
+
+    private static final Map<String, SqlWatch.Kind> kinds = new ConcurrentHashMap<>();
+
+    /** What the statement is to {@link SqlWatch}, judged on its whole text with the whitespace collapsed. */
+    static SqlWatch.Kind kind(String sql) {
+        if (sql == null) {
+            return SqlWatch.Kind.OTHER;
+        }
+        SqlWatch.Kind kind = kinds.get(sql);
+        if (kind == null) {
+            kind = SqlWatch.kind(SPACES.matcher(sql).replaceAll(" ").trim());
+            if (kinds.size() < 10_000) {
+                kinds.put(sql, kind);
+            }
+        }
+        return kind;
     }
 
     /** A statement's shape: whitespace collapsed, placeholder lists and multi-row VALUES folded. */
@@ -106,6 +124,7 @@ final class ClientCounters {
     }
 
     private static Connection connection(Connection target) {
+        SqlWatch.Transaction transaction = new SqlWatch.Transaction();
         return (Connection) Proxy.newProxyInstance(ClientCounters.class.getClassLoader(),
                 new Class<?>[] { Connection.class }, (proxy, method, args) -> {
                     String name = method.getName();
@@ -117,28 +136,40 @@ final class ClientCounters {
                         }
                     }
                     Object result = invoke(target, method, args);
+                    if (name.equals("commit") || (name.equals("rollback") && (args == null || args.length == 0))) {
+                        transaction.ended();
+                    }
                     if (name.equals("prepareStatement") && result instanceof PreparedStatement ps) {
-                        return statement(ps, PreparedStatement.class, label((String) args[0]));
+                        String sql = (String) args[0];
+                        return statement(ps, PreparedStatement.class, label(sql), kind(sql), transaction);
                     }
                     if (name.equals("createStatement") && result instanceof Statement s) {
-                        return statement(s, Statement.class, null);
+                        return statement(s, Statement.class, null, SqlWatch.Kind.OTHER, transaction);
                     }
                     return result;
                 });
     }
 
-    private static Object statement(Statement target, Class<?> type, String preparedLabel) {
+    private static Object statement(Statement target, Class<?> type, String preparedLabel,
+            SqlWatch.Kind preparedKind, SqlWatch.Transaction transaction) {
         InvocationHandler handler = (proxy, method, args) -> {
             String name = method.getName();
-            if (name.startsWith("execute")) {
-                String label = args != null && args.length > 0 && args[0] instanceof String sql ? label(sql)
-                        : preparedLabel;
-                count((name.equals("executeBatch") ? "sql batch " : "sql ") + label);
+            if (!name.startsWith("execute")) {
+                if (name.equals("addBatch")) {
+                    count("sql batch row " + preparedLabel);
+                }
+                return invoke(target, method, args);
             }
-            else if (name.equals("addBatch")) {
-                count("sql batch row " + preparedLabel);
-            }
-            return invoke(target, method, args);
+            boolean direct = args != null && args.length > 0 && args[0] instanceof String;
+            String label = direct ? label((String) args[0]) : preparedLabel;
+            SqlWatch.Kind kind = direct ? kind((String) args[0]) : preparedKind;
+            count((name.equals("executeBatch") ? "sql batch " : "sql ") + label);
+            long start = System.nanoTime();
+            transaction.statement(kind, start);
+            Object result = invoke(target, method, args);
+            SqlWatch.executed(kind, name.equals("executeQuery") ? 0 : SqlWatch.affected(result),
+                    System.nanoTime() - start);
+            return result;
         };
         return Proxy.newProxyInstance(ClientCounters.class.getClassLoader(), new Class<?>[] { type }, handler);
     }

@@ -1,19 +1,29 @@
 package io.github.delayqueue.bench;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
 
+import io.github.delayqueue.api.TaskRequest;
+import io.github.delayqueue.engine.QueueClock;
+
 /**
- * When each task of a run is scheduled and when it falls due. Slots are 0..n-1 in scheduling order; due times are
- * absolute queue-clock milliseconds from an origin taken just before the workload starts.
+ * When each task of a run is scheduled and when it falls due. Slots are 0..n-1 in scheduling order. Due times are
+ * instants of the caller's wall clock ({@code Instant.now()} plus a delay, what an application passes to
+ * {@code schedule(type, payload, Instant)}), in epoch microseconds from an origin taken just before the workload
+ * starts; lateness is measured against them with {@code Instant.now()} in the handler.
  *
  * <ul>
  * <li>burst: all scheduled at once with one {@code scheduleAll}, all due at origin + lead;</li>
- * <li>steady: {@code rate} per second over {@code duration}, each due lead after its scheduling time, so due times
- * are uniform;</li>
+ * <li>steady and soak: {@code rate} per second over {@code duration}, each due lead after its scheduling time, so
+ * due times are uniform;</li>
  * <li>mixed: like steady, but 80% with a delay uniform in [lead, threshold - 0.5s] (indexed at once in hybrid mode)
  * and 20% uniform in [threshold + 1s, farMax] (kept in the database until migration moves them);</li>
- * <li>enqueue: n tasks for {@code scheduleAll} and n for single calls, all due 30 minutes ahead (nothing runs).</li>
+ * <li>enqueue: n tasks for {@code scheduleAll} and n for single calls, all due 30 minutes ahead (nothing runs);</li>
+ * <li>mixed-durations: all scheduled at once, due uniformly over {@code duration} from origin + lead; every
+ * {@code slowEvery}-th handler takes {@code slowFor}, the others {@code fastFor}.</li>
  * </ul>
  */
 final class Plan {
@@ -22,75 +32,108 @@ final class Plan {
 
     static final byte FAR = 1;
 
+    static final byte FAST = 0;
+
+    static final byte SLOW = 1;
+
     final String workload;
 
     /** Microseconds after the origin at which each slot is scheduled (non-decreasing). */
     final long[] scheduleAtMicros;
 
-    /** Absolute due time of each slot (filled by {@link #place}). */
-    final long[] dueMillis;
+    /** The caller's due time of each slot, epoch microseconds of the wall clock (filled by {@link #place}). */
+    final long[] dueWallMicros;
 
-    /** Delay of each slot relative to its scheduling time, in ms (burst: relative to the origin). */
-    private final long[] delayMillis;
+    /** Delay of each slot after its scheduling time, in microseconds (burst-like plans: after the origin). */
+    private final long[] delayMicros;
 
+    /** mixed: NEAR/FAR; mixed-durations: FAST/SLOW. */
     final byte[] tier;
+
+    /** How long each slot's handler works, in milliseconds (0: returns at once). */
+    final int[] workMillis;
+
+    /**
+     * The due time on the queue's clock that the producing instance made of each slot's instant when it scheduled
+     * it; the task's {@code TaskContext.dueAt} should be exactly this (filled by {@link #request}).
+     */
+    final long[] queueDueMillis;
 
     private Plan(String workload, int size) {
         this.workload = workload;
         this.scheduleAtMicros = new long[size];
-        this.dueMillis = new long[size];
-        this.delayMillis = new long[size];
+        this.dueWallMicros = new long[size];
+        this.delayMicros = new long[size];
         this.tier = new byte[size];
+        this.workMillis = new int[size];
+        this.queueDueMillis = new long[size];
     }
 
     int size() {
-        return dueMillis.length;
+        return dueWallMicros.length;
+    }
+
+    /** Whether every slot is scheduled up front, in one go, rather than paced over time. */
+    boolean upFront() {
+        return !BenchOptions.paced(workload);
     }
 
     static int size(BenchOptions options, String workload, int rate) {
         return switch (workload) {
-            case "burst" -> options.tasks;
-            case "enqueue" -> options.tasks * 2;
-            default -> (int) Math.max(1, Math.round(rate * options.duration.toMillis() / 1000.0));
+            case "burst", "mixed-durations" -> options.tasks(workload);
+            case "enqueue" -> options.tasks(workload) * 2;
+            default -> (int) Math.max(1, Math.round(rate * options.duration(workload).toMillis() / 1000.0));
         };
     }
 
     static Plan build(BenchOptions options, String workload, int rate, long seed) {
         Plan plan = new Plan(workload, size(options, workload, rate));
         int n = plan.size();
+        long lead = options.lead(workload).toNanos() / 1000;
         switch (workload) {
             case "burst" -> {
-                long lead = options.burstLead.toMillis();
                 for (int i = 0; i < n; i++) {
-                    plan.delayMillis[i] = lead;
+                    plan.delayMicros[i] = lead;
                 }
             }
             case "enqueue" -> {
-                long later = Duration.ofMinutes(30).toMillis();
+                long later = Duration.ofMinutes(30).toNanos() / 1000;
                 for (int i = 0; i < n; i++) {
-                    plan.delayMillis[i] = later;
+                    plan.delayMicros[i] = later;
                 }
             }
-            case "steady" -> {
-                long lead = options.steadyLead.toMillis();
+            case "steady", "soak" -> {
                 for (int i = 0; i < n; i++) {
                     plan.scheduleAtMicros[i] = Math.round(i * 1_000_000.0 / rate);
-                    plan.delayMillis[i] = lead;
+                    plan.delayMicros[i] = lead;
                 }
             }
             case "mixed" -> {
                 Random random = new Random(seed);
-                long lead = options.steadyLead.toMillis();
-                long threshold = options.threshold.toMillis();
-                long nearMax = Math.max(lead + 1, threshold - 500);
-                long farMin = threshold + 1000;
-                long farMax = Math.max(farMin + 1, options.effectiveFarMax().toMillis());
+                long threshold = options.threshold.toNanos() / 1000;
+                long nearMax = Math.max(lead + 1000, threshold - 500_000);
+                long farMin = threshold + 1_000_000;
+                long farMax = Math.max(farMin + 1000, options.effectiveFarMax().toNanos() / 1000);
                 for (int i = 0; i < n; i++) {
                     plan.scheduleAtMicros[i] = Math.round(i * 1_000_000.0 / rate);
                     boolean near = random.nextDouble() < 0.8;
                     plan.tier[i] = near ? NEAR : FAR;
-                    plan.delayMillis[i] = near ? lead + (long) (random.nextDouble() * (nearMax - lead))
+                    // whole milliseconds, as an application's delays usually are
+                    long delay = near ? lead + (long) (random.nextDouble() * (nearMax - lead))
                             : farMin + (long) (random.nextDouble() * (farMax - farMin));
+                    plan.delayMicros[i] = delay / 1000 * 1000;
+                }
+            }
+            case "mixed-durations" -> {
+                long window = options.duration(workload).toNanos() / 1000;
+                int slowFor = (int) options.slowFor.toMillis();
+                int fastFor = (int) options.fastFor.toMillis();
+                for (int i = 0; i < n; i++) {
+                    plan.delayMicros[i] = lead + window * i / n;
+                    // the slow ones spread evenly, starting with the first
+                    boolean slow = i % options.slowEvery == 0;
+                    plan.tier[i] = slow ? SLOW : FAST;
+                    plan.workMillis[i] = slow ? slowFor : fastFor;
                 }
             }
             default -> throw new IllegalArgumentException(workload);
@@ -98,18 +141,49 @@ final class Plan {
         return plan;
     }
 
-    /** Fixes the due times against the origin (queue-clock ms). */
-    void place(long originMillis) {
+    /** Fixes the due times against the origin, epoch microseconds of the wall clock. */
+    void place(long originWallMicros) {
         for (int i = 0; i < size(); i++) {
-            long scheduledAt = workload.equals("burst") || workload.equals("enqueue") ? 0
-                    : scheduleAtMicros[i] / 1000;
-            dueMillis[i] = originMillis + scheduledAt + delayMillis[i];
+            long scheduledAt = upFront() ? 0 : scheduleAtMicros[i];
+            dueWallMicros[i] = originWallMicros + scheduledAt + delayMicros[i];
         }
     }
 
-    long lastDueMillis() {
+    /** The due time the caller passes for {@code slot}. */
+    Instant dueAt(int slot) {
+        long micros = dueWallMicros[slot];
+        return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000);
+    }
+
+    /**
+     * The request for {@code slot}: its payload is the slot, its due time the caller's instant. Made just before it
+     * is scheduled, so the queue-clock due time noted for it uses the offset the library will use.
+     */
+    TaskRequest request(int slot, QueueClock clock) {
+        Instant dueAt = dueAt(slot);
+        queueDueMillis[slot] = clock.toQueueMillis(dueAt);
+        return TaskRequest.of(BenchApp.TYPE, slot).dueAt(dueAt).build();
+    }
+
+    List<TaskRequest> requests(int from, int to, QueueClock clock) {
+        List<TaskRequest> requests = new ArrayList<>(to - from);
+        for (int i = from; i < to; i++) {
+            requests.add(request(i, clock));
+        }
+        return requests;
+    }
+
+    long firstDueWallMicros() {
+        long first = Long.MAX_VALUE;
+        for (long due : dueWallMicros) {
+            first = Math.min(first, due);
+        }
+        return first;
+    }
+
+    long lastDueWallMicros() {
         long last = Long.MIN_VALUE;
-        for (long due : dueMillis) {
+        for (long due : dueWallMicros) {
             last = Math.max(last, due);
         }
         return last;

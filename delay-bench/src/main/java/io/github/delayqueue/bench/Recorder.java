@@ -8,8 +8,10 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Where the no-op handler writes each start, lock-free: per task slot (the payload, 0..n-1) the first start time in
- * queue-clock microseconds and the number of starts. Shared by every instance of a run.
+ * Where the handler writes each start, lock-free, shared by every instance of a run. Per task slot (the payload,
+ * 0..n-1): the first start on two clocks, the wall clock ({@code Instant.now()}, what an application's handler
+ * reads) and the starting instance's queue clock ({@code QueueClock}, what the engine times starts by), the due time
+ * the task carried ({@code TaskContext.dueAt}, queue clock), and the number of starts.
  */
 final class Recorder {
 
@@ -17,7 +19,13 @@ final class Recorder {
 
     private final int size;
 
-    private final AtomicLongArray firstStartMicros;
+    private final Plan plan;
+
+    private final AtomicLongArray firstStartWallMicros;
+
+    private final AtomicLongArray firstStartQueueMicros;
+
+    private final AtomicLongArray contextDueMillis;
 
     private final AtomicIntegerArray starts;
 
@@ -29,64 +37,58 @@ final class Recorder {
 
     private final LongAdder outOfRange = new LongAdder();
 
-    private final LongAdder dueMismatch = new LongAdder();
-
     private final LongAdder retries = new LongAdder();
 
     private final LongAdder[] perInstance;
 
-    private final long[] dueMillis;
-
-    /** Per instance: its queue clock minus the wall clock, in microseconds (the queue clock may follow the database). */
-    private final AtomicLongArray offsetMicros;
-
-    Recorder(long[] dueMillis, int instances) {
-        this.size = dueMillis.length;
-        this.dueMillis = dueMillis;
-        this.firstStartMicros = new AtomicLongArray(size);
+    Recorder(Plan plan, int instances) {
+        this.plan = plan;
+        this.size = plan.size();
+        this.firstStartWallMicros = new AtomicLongArray(size);
+        this.firstStartQueueMicros = new AtomicLongArray(size);
+        this.contextDueMillis = new AtomicLongArray(size);
         this.starts = new AtomicIntegerArray(size);
         this.startedBy = new AtomicIntegerArray(size);
         this.perInstance = new LongAdder[instances];
         for (int i = 0; i < instances; i++) {
             perInstance[i] = new LongAdder();
         }
-        this.offsetMicros = new AtomicLongArray(instances);
     }
 
     static long wallMicros() {
-        Instant now = WALL.instant();
-        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+        return micros(WALL.instant());
     }
 
-    /** Now on {@code instance}'s queue clock, in microseconds. */
-    long nowMicros(int instance) {
-        return wallMicros() + offsetMicros.get(instance);
+    static long micros(Instant instant) {
+        return instant.getEpochSecond() * 1_000_000L + instant.getNano() / 1_000;
     }
 
-    void offsetMillis(int instance, long offsetMillis) {
-        offsetMicros.set(instance, offsetMillis * 1_000);
-    }
-
-    /** Called by the handler on a worker thread. */
-    void started(int instance, int slot, long contextDueMillis, int attempt) {
-        long now = wallMicros() + offsetMicros.get(instance);
+    /**
+     * Called by the handler on a worker thread, first thing. Returns how long the handler should then work, in
+     * milliseconds (the plan's, 0 for a slot out of range).
+     */
+    int started(int instance, int slot, long contextDue, int attempt, long wallNowMicros, long queueNowMicros) {
         total.increment();
         if (slot < 0 || slot >= size) {
             outOfRange.increment();
-            return;
+            return 0;
         }
         if (attempt > 1) {
             retries.increment();
         }
-        if (contextDueMillis != dueMillis[slot]) {
-            dueMismatch.increment();
-        }
         perInstance[instance].increment();
         if (starts.getAndIncrement(slot) == 0) {
-            firstStartMicros.set(slot, now);
+            firstStartWallMicros.set(slot, wallNowMicros);
+            firstStartQueueMicros.set(slot, queueNowMicros);
+            contextDueMillis.set(slot, contextDue);
             startedBy.set(slot, instance);
             distinct.incrementAndGet();
         }
+        return plan.workMillis[slot];
+    }
+
+    Plan plan() {
+        return plan;
     }
 
     int size() {
@@ -105,20 +107,20 @@ final class Recorder {
         return starts.get(slot);
     }
 
-    long firstStartMicros(int slot) {
-        return firstStartMicros.get(slot);
+    long firstStartWallMicros(int slot) {
+        return firstStartWallMicros.get(slot);
     }
 
-    long dueMillis(int slot) {
-        return dueMillis[slot];
+    long firstStartQueueMicros(int slot) {
+        return firstStartQueueMicros.get(slot);
+    }
+
+    long contextDueMillis(int slot) {
+        return contextDueMillis.get(slot);
     }
 
     long outOfRange() {
         return outOfRange.sum();
-    }
-
-    long dueMismatch() {
-        return dueMismatch.sum();
     }
 
     long retries() {

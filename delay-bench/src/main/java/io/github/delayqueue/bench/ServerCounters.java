@@ -7,8 +7,6 @@ import java.sql.Statement;
 import java.util.Map;
 import java.util.TreeMap;
 
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
 
 /**
  * Server-side statement counts: MariaDB/MySQL {@code SHOW GLOBAL STATUS} ({@code Com_*}, plus the InnoDB fsync and
@@ -56,25 +54,46 @@ final class ServerCounters {
         return false;
     }
 
-    /** Calls per command from {@code INFO commandstats} (commands run inside Lua scripts included). */
-    static Map<String, Long> redis(RedisClient client) {
+    /**
+     * Calls per command from {@code INFO commandstats} (commands run inside Lua scripts included), summed over the
+     * nodes of a cluster.
+     */
+    static Map<String, Long> redis(RedisTarget target) {
         Map<String, Long> counters = new TreeMap<>();
-        try (StatefulRedisConnection<String, String> connection = client.connect()) {
-            String info = connection.sync().info("commandstats");
-            for (String line : info.split("\r?\n")) {
-                // cmdstat_evalsha:calls=12,usec=...,usec_per_call=...
-                if (line.startsWith("cmdstat_")) {
-                    int colon = line.indexOf(':');
-                    String command = line.substring("cmdstat_".length(), colon);
-                    for (String field : line.substring(colon + 1).split(",")) {
-                        if (field.startsWith("calls=")) {
-                            counters.put(command, Long.parseLong(field.substring("calls=".length())));
+        try (RedisTarget.Session session = target.open()) {
+            for (String info : session.info.perNode("commandstats")) {
+                for (String line : info.split("\r?\n")) {
+                    // cmdstat_evalsha:calls=12,usec=...,usec_per_call=...
+                    if (line.startsWith("cmdstat_")) {
+                        int colon = line.indexOf(':');
+                        String command = line.substring("cmdstat_".length(), colon);
+                        for (String field : line.substring(colon + 1).split(",")) {
+                            if (field.startsWith("calls=")) {
+                                counters.merge(command, Long.parseLong(field.substring("calls=".length())),
+                                        Long::sum);
+                            }
                         }
                     }
                 }
             }
         }
         return counters;
+    }
+
+    /** Redis CPU seconds (user + system, main thread and children) from {@code INFO cpu}, summed over nodes. */
+    static double redisCpuSeconds(RedisTarget target) {
+        double seconds = 0;
+        try (RedisTarget.Session session = target.open()) {
+            for (String info : session.info.perNode("cpu")) {
+                for (String field : new String[] { "used_cpu_sys", "used_cpu_user" }) {
+                    String value = Servers.infoField(info, field);
+                    if (!value.equals("?")) {
+                        seconds += Double.parseDouble(value);
+                    }
+                }
+            }
+        }
+        return seconds;
     }
 
     /** {@code after - before}, keeping only what moved. */

@@ -5,17 +5,15 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 
-import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.ScanArgs;
-import io.lettuce.core.ScanCursor;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
 
 /**
  * The MySQL/MariaDB server and Redis the benchmark runs against, found the way the integration tests find them:
@@ -32,17 +30,27 @@ final class Servers {
 
     final String redisUrl;
 
+    /** {@code host:port} seed nodes of a Redis Cluster, for cluster runs; empty when none was named. */
+    final List<String> redisClusterNodes;
+
     final String source;
 
-    private Servers(String jdbcUrl, String user, String password, String redisUrl, String source) {
+    private Servers(String jdbcUrl, String user, String password, String redisUrl, List<String> redisClusterNodes,
+            String source) {
         this.jdbcUrl = jdbcUrl;
         this.user = user;
         this.password = password;
         this.redisUrl = redisUrl;
+        this.redisClusterNodes = redisClusterNodes;
         this.source = source;
     }
 
     static Servers resolve(Map<String, String> properties, Map<String, String> env) {
+        return resolve(properties, null, env);
+    }
+
+    /** {@code clusterNodes}: the {@code --redis-cluster-nodes} option, else DELAY_TEST_REDIS_CLUSTER_NODES. */
+    static Servers resolve(Map<String, String> properties, String clusterNodes, Map<String, String> env) {
         String url = properties.get("spring.datasource.url");
         String user = properties.get("spring.datasource.username");
         String password = properties.get("spring.datasource.password");
@@ -61,8 +69,56 @@ final class Servers {
         if (redis == null) {
             redis = blankToNull(env.get("DELAY_TEST_REDIS_URL"));
         }
+        String nodes = blankToNull(clusterNodes);
+        if (nodes == null) {
+            nodes = blankToNull(env.get("DELAY_TEST_REDIS_CLUSTER_NODES"));
+        }
+        List<String> clusterList = new ArrayList<>();
+        if (nodes != null) {
+            for (String node : nodes.split(",")) {
+                if (!node.isBlank()) {
+                    clusterList.add(node.trim());
+                }
+            }
+        }
         return new Servers(url != null ? url : "jdbc:mysql://127.0.0.1:3306/", user != null ? user : "root",
-                password != null ? password : "", redis != null ? redis : "redis://127.0.0.1:6379", source);
+                password != null ? password : "", redis != null ? redis : "redis://127.0.0.1:6379",
+                List.copyOf(clusterList), source);
+    }
+
+    /** The single Redis, or the cluster for a cluster run. */
+    RedisTarget redis(boolean cluster) {
+        if (cluster && redisClusterNodes.isEmpty()) {
+            throw new IllegalStateException("A cluster run needs --redis-cluster-nodes or DELAY_TEST_REDIS_CLUSTER_NODES");
+        }
+        return cluster ? RedisTarget.cluster(redisClusterNodes) : RedisTarget.single(redisUrl);
+    }
+
+    /** Whether the database server runs on this machine, so its process can be looked at. */
+    boolean databaseIsLocal() {
+        String host = host(jdbcUrl);
+        return host.equals("127.0.0.1") || host.equals("localhost") || host.equals("::1") || host.equals("[::1]");
+    }
+
+    static String host(String url) {
+        int hostStart = url.indexOf("//");
+        if (hostStart < 0) {
+            return "";
+        }
+        String rest = url.substring(hostStart + 2);
+        int end = rest.length();
+        for (char stop : new char[] { '/', '?', ',' }) {
+            int at = rest.indexOf(stop);
+            if (at >= 0) {
+                end = Math.min(end, at);
+            }
+        }
+        String hostPort = rest.substring(0, end);
+        if (hostPort.startsWith("[")) {
+            return hostPort.substring(0, hostPort.indexOf(']') + 1);
+        }
+        int colon = hostPort.lastIndexOf(':');
+        return (colon < 0 ? hostPort : hostPort.substring(0, colon)).toLowerCase(Locale.ROOT);
     }
 
     private static String blankToNull(String value) {
@@ -119,25 +175,12 @@ final class Servers {
     }
 
     /** Deletes every key under {@code prefix + ":"} (the queue's keys and the ceiling's), and nothing else. */
-    void deleteKeys(String prefix) {
-        RedisClient client = RedisClient.create(redisUrl);
-        try (StatefulRedisConnection<String, String> connection = client.connect()) {
-            RedisCommands<String, String> redis = connection.sync();
-            ScanCursor cursor = ScanCursor.INITIAL;
-            do {
-                KeyScanCursor<String> page = redis.scan(cursor, ScanArgs.Builder.matches(prefix + ":*").limit(1000));
-                if (!page.getKeys().isEmpty()) {
-                    redis.del(page.getKeys().toArray(String[]::new));
-                }
-                cursor = page;
-            }
-            while (!cursor.isFinished());
+    void deleteKeys(String prefix, boolean cluster) {
+        try (RedisTarget redis = redis(cluster)) {
+            redis.deleteKeys(prefix + ":*");
         }
         catch (RuntimeException ex) {
             System.err.println("[bench] could not delete Redis keys under " + prefix + ": " + ex.getMessage());
-        }
-        finally {
-            client.shutdown();
         }
     }
 
@@ -187,6 +230,7 @@ final class Servers {
 
     @Override
     public String toString() {
-        return jdbcUrl + " (user " + user + ") and " + redisUrl + ", from " + source;
+        return jdbcUrl + " (user " + user + ") and " + redisUrl + ", from " + source
+                + (redisClusterNodes.isEmpty() ? "" : "; Redis Cluster " + String.join(",", redisClusterNodes));
     }
 }

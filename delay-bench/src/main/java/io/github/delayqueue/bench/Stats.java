@@ -2,6 +2,7 @@ package io.github.delayqueue.bench;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 
 /** Percentiles (nearest rank) and medians; small and exact, the samples fit in memory. */
 final class Stats {
@@ -22,6 +23,25 @@ final class Stats {
         double[] copy = values.clone();
         Arrays.sort(copy);
         return copy;
+    }
+
+    static double[] sorted(List<Double> values) {
+        double[] array = new double[values.size()];
+        for (int i = 0; i < array.length; i++) {
+            array[i] = values.get(i);
+        }
+        Arrays.sort(array);
+        return array;
+    }
+
+    /** {@code prefix}p50_ms, p99_ms (p999_ms) and max_ms of sorted milliseconds, rounded for printing. */
+    static void percentiles(Map<String, Object> result, String prefix, double[] sorted, boolean p999) {
+        result.put(prefix + "p50_ms", round(percentile(sorted, 0.50)));
+        result.put(prefix + "p99_ms", round(percentile(sorted, 0.99)));
+        if (p999) {
+            result.put(prefix + "p999_ms", round(percentile(sorted, 0.999)));
+        }
+        result.put(prefix + "max_ms", round(percentile(sorted, 1.0)));
     }
 
     static double median(List<Double> values) {

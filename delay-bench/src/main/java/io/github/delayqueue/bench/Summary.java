@@ -22,23 +22,48 @@ final class Summary {
                 new Column("drain_per_s", "drain/s"), new Column("ceiling_claim_per_s", "raw ceiling/s"),
                 new Column("drain_vs_ceiling", "drain / ceiling"), new Column("lateness_p50_ms", "p50 ms"),
                 new Column("lateness_p99_ms", "p99 ms"), new Column("lateness_max_ms", "max ms"),
-                new Column("duplicates", "dup"), new Column("lost", "lost")));
+                new Column("queue_lateness_p50_ms", "queue p50 ms"), new Column("queue_lateness_p99_ms", "queue p99 ms"),
+                new Column("duplicates", "dup"), new Column("lost", "lost"), new Column("started_early", "early")));
         COLUMNS.put("steady", List.of(new Column("rate", "tasks/s"), new Column("tasks", "tasks"),
                 new Column("lateness_p50_ms", "p50 ms"), new Column("lateness_p99_ms", "p99 ms"),
                 new Column("lateness_p999_ms", "p99.9 ms"), new Column("lateness_max_ms", "max ms"),
+                new Column("queue_lateness_p50_ms", "queue p50 ms"), new Column("queue_lateness_p99_ms", "queue p99 ms"),
                 new Column("ceiling_claim_per_s", "raw ceiling/s"), new Column("duplicates", "dup"),
-                new Column("lost", "lost")));
+                new Column("lost", "lost"), new Column("started_early", "early")));
         COLUMNS.put("mixed", List.of(new Column("rate", "tasks/s"), new Column("tasks", "tasks"),
                 new Column("near_p50_ms", "near p50 ms"), new Column("near_p99_ms", "near p99 ms"),
                 new Column("near_max_ms", "near max ms"), new Column("far_p50_ms", "far p50 ms"),
                 new Column("far_p99_ms", "far p99 ms"), new Column("far_max_ms", "far max ms"),
-                new Column("duplicates", "dup"), new Column("lost", "lost")));
+                new Column("queue_near_p99_ms", "queue near p99 ms"), new Column("queue_far_p99_ms", "queue far p99 ms"),
+                new Column("duplicates", "dup"), new Column("lost", "lost"), new Column("started_early", "early")));
         COLUMNS.put("enqueue", List.of(new Column("tasks", "tasks"),
                 new Column("schedule_all_per_s", "scheduleAll/s"), new Column("raw_enqueue_per_s", "raw multi-row/s"),
                 new Column("single_per_s", "schedule()/s"), new Column("raw_single_per_s", "raw single/s"),
                 new Column("single_call_p50_ms", "call p50 ms"), new Column("single_call_p99_ms", "call p99 ms"),
                 new Column("lost", "lost")));
+        COLUMNS.put("mixed-durations", List.of(new Column("tasks", "tasks"), new Column("slow_tasks", "slow"),
+                new Column("fast_p50_ms", "fast p50 ms"), new Column("fast_p99_ms", "fast p99 ms"),
+                new Column("fast_max_ms", "fast max ms"), new Column("queue_fast_p99_ms", "queue fast p99 ms"),
+                new Column("slow_p99_ms", "slow p99 ms"), new Column("duplicates", "dup"), new Column("lost", "lost"),
+                new Column("started_early", "early")));
+        COLUMNS.put("soak", List.of(new Column("rate", "tasks/s"), new Column("tasks", "tasks"),
+                new Column("rows_start", "rows at start"), new Column("verdict_rows_first", "rows 1st interval"),
+                new Column("verdict_rows_last", "rows last interval"),
+                new Column("verdict_growth_per_interval", "growth / interval"),
+                new Column("verdict_p99_first_ms", "p99 1st ms"), new Column("verdict_p99_last_ms", "p99 last ms"),
+                new Column("purged_rows", "purged"), new Column("claim_round_p99_ms", "claim p99 ms"),
+                new Column("duplicates", "dup"), new Column("lost", "lost"), new Column("started_early", "early")));
     }
+
+    /** Per soak run, per interval. */
+    private static final List<Column> INTERVAL = List.of(new Column("interval", "#"), new Column("to_s", "until s"),
+            new Column("due", "due"), new Column("lateness_p50_ms", "p50 ms"), new Column("lateness_p99_ms", "p99 ms"),
+            new Column("queue_lateness_p99_ms", "queue p99 ms"), new Column("rows", "rows"),
+            new Column("scheduled", "scheduled"), new Column("completed", "completed"), new Column("purged", "purged"),
+            new Column("claim_round_mean_ms", "claim ms"), new Column("claim_round_p99_ms", "claim p99 ms"),
+            new Column("purge_max_ms", "purge max ms"), new Column("db_cpu_ms_per_task", "db cpu ms/task"),
+            new Column("gauges_refresh_ms", "gauges ms"), new Column("health_ms", "health ms"),
+            new Column("endpoint_ms", "endpoint ms"));
 
     private static final List<Column> COSTS = List.of(new Column("sql_per_task", "SQL stmts"),
             new Column("commits_per_task", "commits"), new Column("autocommit_switches_per_task", "autocommit sets"),
@@ -76,23 +101,41 @@ final class Summary {
             table(out, COSTS, new ArrayList<>(groups.values()));
         }
         scaling(out, groups);
+        prefetch(out, groups);
+        soak(out, runs);
         return out.toString();
     }
 
     private static String key(Map<String, Object> run) {
-        return run.get("workload") + "|" + run.get("mode") + "|" + run.get("instances") + "|" + run.get("rate");
+        return run.get("workload") + "|" + mode(run) + "|" + run.get("instances") + "|" + run.get("rate") + "|"
+                + run.getOrDefault("variant", "");
+    }
+
+    /** The mode, with the Redis setup when it is not the default one server. */
+    static String mode(Map<String, Object> run) {
+        String mode = String.valueOf(run.get("mode"));
+        if ("cluster".equals(run.get("redis"))) {
+            return mode + " (cluster, " + run.get("shards") + " shards)";
+        }
+        return mode;
     }
 
     private static void table(StringBuilder out, List<Column> columns, List<List<Map<String, Object>>> rows) {
+        boolean variants = rows.stream().anyMatch(group -> group.get(0).containsKey("variant"));
         List<String> header = new ArrayList<>(List.of("workload", "mode", "inst", "runs"));
+        if (variants) {
+            header.add(3, "variant");
+        }
         columns.forEach(c -> header.add(c.title()));
         out.append("| ").append(String.join(" | ", header)).append(" |\n");
         out.append("|").append("---|".repeat(header.size())).append("\n");
         for (List<Map<String, Object>> group : rows) {
             Map<String, Object> first = group.get(0);
-            List<String> cells = new ArrayList<>(List.of(String.valueOf(first.get("workload")),
-                    String.valueOf(first.get("mode")), String.valueOf(first.get("instances")),
-                    Integer.toString(group.size())));
+            List<String> cells = new ArrayList<>(List.of(String.valueOf(first.get("workload")), mode(first),
+                    String.valueOf(first.get("instances")), Integer.toString(group.size())));
+            if (variants) {
+                cells.add(3, String.valueOf(first.getOrDefault("variant", "")));
+            }
             for (Column column : columns) {
                 cells.add(cell(group, column.key()));
             }
@@ -105,7 +148,7 @@ final class Summary {
         if (values.isEmpty()) {
             return "-";
         }
-        if (key.equals("duplicates") || key.equals("lost")) {
+        if (key.equals("duplicates") || key.equals("lost") || key.equals("started_early")) {
             return format(values.stream().mapToDouble(Double::doubleValue).sum()); // any is too many
         }
         double median = Stats.median(values);
@@ -136,7 +179,7 @@ final class Summary {
             return "-";
         }
         double abs = Math.abs(value);
-        if (abs >= 1000) {
+        if (abs >= 1000 || value == Math.rint(value)) { // counts print whole
             return String.format(Locale.ROOT, "%,.0f", value);
         }
         if (abs >= 100) {
@@ -145,10 +188,84 @@ final class Summary {
         if (abs >= 10) {
             return String.format(Locale.ROOT, "%.1f", value);
         }
-        if (value == Math.rint(value)) {
-            return String.format(Locale.ROOT, "%.0f", value);
-        }
         return String.format(Locale.ROOT, "%.2f", value);
+    }
+
+    /** mixed-durations: p99 of the fast tasks with the starter's prefetch against none, per mode and instances. */
+    private static void prefetch(StringBuilder out, Map<String, List<Map<String, Object>>> groups) {
+        Map<String, double[]> pairs = new LinkedHashMap<>();
+        groups.forEach((key, group) -> {
+            Map<String, Object> first = group.get(0);
+            if (first.get("workload").equals("mixed-durations")) {
+                double[] pair = pairs.computeIfAbsent(mode(first) + " x" + first.get("instances"),
+                        k -> new double[] { Double.NaN, Double.NaN });
+                pair[RunSpec.PREFETCH_ZERO.equals(first.get("variant")) ? 1 : 0] = median(group, "fast_p99_ms");
+            }
+        });
+        StringBuilder lines = new StringBuilder();
+        pairs.forEach((label, pair) -> lines.append("- ").append(label).append(": fast tasks' p99 ")
+            .append(format(pair[0])).append(" ms with the starter's prefetch, ").append(format(pair[1]))
+            .append(" ms with prefetch 0: ").append(ratio(pair[0], pair[1])).append("\n"));
+        if (!lines.isEmpty()) {
+            out.append("\nmixed-durations, prefetch (medians; the ratio is default / prefetch 0)\n\n").append(lines);
+        }
+    }
+
+    private static String ratio(double a, double b) {
+        return Double.isNaN(a) || Double.isNaN(b) || b <= 0 ? "-" : String.format(Locale.ROOT, "%.1fx", a / b);
+    }
+
+    /**
+     * soak: the verdict of each run, the highest rate whose table held, and each run's intervals.
+     */
+    private static void soak(StringBuilder out, List<Map<String, Object>> runs) {
+        Map<String, Integer> highest = new LinkedHashMap<>();
+        StringBuilder verdicts = new StringBuilder();
+        StringBuilder intervals = new StringBuilder();
+        for (Map<String, Object> run : runs) {
+            if (!run.get("workload").equals("soak")) {
+                continue;
+            }
+            String label = mode(run) + " x" + run.get("instances") + " " + run.get("rate") + "/s #"
+                    + run.get("repetition");
+            verdicts.append("- ").append(label).append(": table ").append(run.get("verdict_table"))
+                .append(", lateness ").append(run.get("verdict_lateness")).append(" (p99 last / first ")
+                .append(run.get("verdict_p99_last_vs_first")).append(")\n");
+            String group = mode(run) + " x" + run.get("instances");
+            highest.putIfAbsent(group, null);
+            if ("holds".equals(run.get("verdict_table")) && run.get("rate") instanceof Integer rate) {
+                highest.merge(group, rate, Math::max);
+            }
+            if (run.get("intervals") instanceof List<?> list && !list.isEmpty()) {
+                intervals.append("\nsoak ").append(label).append(", per interval of ").append(run.get("report_every_s"))
+                    .append(" s (db cpu: ").append(run.get("db_cpu_source")).append(")\n\n");
+                intervals.append("| ");
+                INTERVAL.forEach(c -> intervals.append(c.title()).append(" | "));
+                intervals.append("\n|").append("---|".repeat(INTERVAL.size())).append("\n");
+                for (Object interval : list) {
+                    Map<?, ?> row = (Map<?, ?>) interval;
+                    intervals.append("| ");
+                    for (Column column : INTERVAL) {
+                        Object value = row.get(column.key());
+                        String cell = value instanceof Number n ? format(n.doubleValue())
+                                : value == null ? "-" : String.valueOf(value);
+                        if (column.key().equals("interval") && Boolean.TRUE.equals(row.get("tail"))) {
+                            cell += " (tail)";
+                        }
+                        intervals.append(cell).append(" | ");
+                    }
+                    intervals.append("\n");
+                }
+            }
+        }
+        if (verdicts.isEmpty()) {
+            return;
+        }
+        out.append("\nsoak verdicts (table: rows grow or hold over the second half; lateness: last p99 against the first)\n\n")
+            .append(verdicts);
+        highest.forEach((group, rate) -> out.append("- ").append(group).append(": highest rate whose table held: ")
+            .append(rate == null ? "none of those run" : rate + "/s").append("\n"));
+        out.append(intervals);
     }
 
     private static void scaling(StringBuilder out, Map<String, List<Map<String, Object>>> groups) {

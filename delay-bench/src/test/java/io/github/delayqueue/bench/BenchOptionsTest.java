@@ -14,7 +14,7 @@ class BenchOptionsTest {
         BenchOptions options = BenchOptions.parse();
         assertThat(options.modes).containsExactly("hybrid");
         assertThat(options.workloads).containsExactly("burst");
-        assertThat(options.tasks).isEqualTo(20_000);
+        assertThat(options.tasks("burst")).isEqualTo(20_000);
         assertThat(options.rates).containsExactly(200);
         assertThat(options.repeat).isEqualTo(3);
         assertThat(options.effectiveCeilingBatch()).isEqualTo(500); // min(8 threads + 512 prefetch, batch size 500)
@@ -26,9 +26,9 @@ class BenchOptionsTest {
                 "--duration", "5s", "--prefetch", "492", "--delay.hybrid.sweep-grace=60s",
                 "--spring.datasource.url=jdbc:mysql://db:3306/x");
         assertThat(options.modes).containsExactly("hybrid", "jdbc");
-        assertThat(options.instances).containsExactly(1, 2);
+        assertThat(options.instances("burst")).containsExactly(1, 2);
         assertThat(options.rates).containsExactly(200, 2000);
-        assertThat(options.duration).isEqualTo(Duration.ofSeconds(5));
+        assertThat(options.duration("steady")).isEqualTo(Duration.ofSeconds(5));
         assertThat(options.effectiveCeilingBatch()).isEqualTo(500);
         assertThat(options.properties).containsEntry("delay.hybrid.sweep-grace", "60s")
             .containsEntry("spring.datasource.url", "jdbc:mysql://db:3306/x");

@@ -27,11 +27,12 @@ class StatsAndPlanTest {
     void steadyPlanIsUniform() {
         BenchOptions options = BenchOptions.parse("--workload", "steady", "--rate", "200", "--duration", "2s");
         Plan plan = Plan.build(options, "steady", 200, 1);
-        plan.place(1_000_000);
+        plan.place(1_000_000_000);
         assertThat(plan.size()).isEqualTo(400);
-        assertThat(plan.dueMillis[0]).isEqualTo(1_000_000 + 1000);
-        assertThat(plan.dueMillis[1] - plan.dueMillis[0]).isEqualTo(5);
-        assertThat(plan.lastDueMillis()).isEqualTo(1_000_000 + 1000 + 1995);
+        assertThat(plan.dueWallMicros[0]).isEqualTo(1_000_000_000 + 1_000_000);
+        assertThat(plan.dueWallMicros[1] - plan.dueWallMicros[0]).isEqualTo(5_000);
+        assertThat(plan.lastDueWallMicros()).isEqualTo(1_000_000_000 + 1_000_000 + 1_995_000);
+        assertThat(plan.dueAt(0)).isEqualTo(java.time.Instant.ofEpochSecond(1001));
     }
 
     @Test
@@ -41,7 +42,7 @@ class StatsAndPlanTest {
         plan.place(0);
         int far = 0;
         for (int i = 0; i < plan.size(); i++) {
-            long delay = plan.dueMillis[i] - plan.scheduleAtMicros[i] / 1000;
+            long delay = (plan.dueWallMicros[i] - plan.scheduleAtMicros[i]) / 1000;
             if (plan.tier[i] == Plan.FAR) {
                 far++;
                 assertThat(delay).isBetween(11_000L, 30_000L);
@@ -58,8 +59,8 @@ class StatsAndPlanTest {
         BenchOptions options = BenchOptions.parse("--tasks", "10");
         Plan plan = Plan.build(options, "burst", 0, 1);
         plan.place(100);
-        for (long due : plan.dueMillis) {
-            assertThat(due).isEqualTo(5100);
+        for (long due : plan.dueWallMicros) {
+            assertThat(due).isEqualTo(5_000_100);
         }
     }
 

@@ -1,0 +1,67 @@
+package io.github.delayqueue.bench;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The raw ceiling of a run, measured once before the workload (instances idle) and once after (instances stopped);
+ * the mean of the two is reported, so load that comes and goes on a shared machine hits both sides alike.
+ */
+final class CeilingRuns {
+
+    private CeilingRuns() {
+    }
+
+    static Map<String, Object> measure(Run run, String phase) throws Exception {
+        String workload = run.spec.workload();
+        int n = run.plan.size();
+        Ceiling ceiling = new Ceiling(run.servers, run.database, run.prefix + ":" + phase,
+                run.hybrid() ? run.redis : null);
+        ceiling.createTable(run.table);
+        Map<String, Object> raw = new LinkedHashMap<>();
+        if (workload.equals("enqueue")) {
+            int half = n / 2;
+            long later = System.currentTimeMillis() + 1_800_000L;
+            raw.putAll(ceiling.load(half, later));
+            raw.putAll(ceiling.singleInserts(half, run.options.enqueueThreads, later));
+        }
+        else {
+            int rows = workload.equals("burst") ? n : Math.min(n, run.options.tasks("burst"));
+            BenchRun.log("raw ceiling (" + phase + ") on " + rows + " rows");
+            raw.putAll(ceiling.load(rows, System.currentTimeMillis()));
+            raw.putAll(ceiling.drain(rows, run.options.effectiveCeilingBatch(), run.spec.instances(),
+                    System.nanoTime() + TimeUnit.SECONDS.toNanos(180)));
+        }
+        ceiling.dropTable();
+        return raw;
+    }
+
+    static void merge(String workload, Map<String, Object> before, Map<String, Object> after,
+            Map<String, Object> result) {
+        for (String key : List.of("raw_insert_per_s", "raw_index_add_per_s", "raw_enqueue_per_s", "raw_single_per_s",
+                "ceiling_claim_per_s", "ceiling_complete_per_s")) {
+            if (before.get(key) instanceof Number a && after.get(key) instanceof Number b) {
+                result.put(key, Stats.round((a.doubleValue() + b.doubleValue()) / 2));
+            }
+        }
+        result.put("ceiling_before", before);
+        result.put("ceiling_after", after);
+        if (workload.equals("enqueue")) {
+            result.put("schedule_all_vs_raw", ratio(result.get("schedule_all_per_s"), result.get("raw_enqueue_per_s")));
+            result.put("single_vs_raw", ratio(result.get("single_per_s"), result.get("raw_single_per_s")));
+        }
+        if (workload.equals("burst")) {
+            result.put("drain_vs_ceiling", ratio(result.get("drain_per_s"), result.get("ceiling_claim_per_s")));
+            result.put("enqueue_vs_raw", ratio(result.get("enqueue_per_s"), result.get("raw_enqueue_per_s")));
+        }
+    }
+
+    static Double ratio(Object ours, Object raw) {
+        if (ours instanceof Number a && raw instanceof Number b && b.doubleValue() > 0) {
+            return Math.round(a.doubleValue() / b.doubleValue() * 1000) / 1000.0;
+        }
+        return null;
+    }
+}
