@@ -5,18 +5,23 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * How many tasks an instance may hold at once, claimed and not yet finished: its threads plus a prefetch sized to
- * what the pool finishes in a tenth of a second, at least as many as threads are idle and at most
- * {@code delay.worker.prefetch}. Short handlers so get large claims (a claim costs a commit, whatever its size),
- * while slow ones never sit claimed here for long when another instance could run them; and while every thread is
- * held by a handler that runs long, nothing is prefetched at all.
+ * How many tasks an instance may hold at once, claimed and not yet finished: its threads plus a prefetch of what
+ * they run in a tenth of a second at the median handler's duration, at most {@code delay.worker.prefetch}. The
+ * prefetch is there for throughput: when handlers are so quick (a millisecond or less) that the claims' round trips
+ * would hold the threads up, it makes claims large (a claim costs a commit, whatever its size). Otherwise nothing is
+ * claimed beyond the free threads, so a task never waits here for a thread while another instance has one idle; and
+ * while every thread is held by a handler that runs long, nothing is prefetched at all. Before any handler has run
+ * the prefetch is full: a burst after startup is claimed in large batches from the first round.
  */
 final class Slots {
 
-    /** How long, at the measured pace, a prefetched task may wait for a thread. */
-    private static final double WINDOW_SECONDS = 0.1;
+    /** How long a prefetched task may wait for a thread, at the median handler's duration. */
+    private static final long WINDOW_NANOS = 100_000_000;
 
-    private static final long SAMPLE_NANOS = 100_000_000;
+    /** Handlers longer than this (the median) leave time for a claim per thread: no prefetch. */
+    private static final long QUICK_HANDLER_NANOS = 1_000_000;
+
+    private static final long RECHECK_NANOS = 50_000_000;
 
     private final ReentrantLock lock = new ReentrantLock();
 
@@ -26,48 +31,37 @@ final class Slots {
 
     private final int maxPrefetch;
 
+    private final HandlerDurations durations;
+
     private int held;
-
-    private long finishedInSample;
-
-    private long sampleStart = System.nanoTime();
-
-    /** Tasks finished per second, smoothed. */
-    private double pace;
 
     /** Every thread runs a handler that has taken far longer than usual: nothing claimed now would start soon. */
     private boolean threadsStuck;
 
-    Slots(int threads, int maxPrefetch) {
+    Slots(int threads, int maxPrefetch, HandlerDurations durations) {
         this.threads = threads;
         this.maxPrefetch = maxPrefetch;
+        this.durations = durations;
     }
 
     /** The current limit on held tasks. */
     int limit() {
         lock.lock();
         try {
-            return currentLimit(System.nanoTime());
+            return currentLimit();
         }
         finally {
             lock.unlock();
         }
     }
 
-    private int currentLimit(long nanos) {
-        long elapsed = nanos - sampleStart;
-        if (elapsed >= SAMPLE_NANOS) {
-            double measured = finishedInSample * 1e9 / elapsed;
-            pace = pace == 0 ? measured : 0.5 * pace + 0.5 * measured;
-            finishedInSample = 0;
-            sampleStart = nanos;
-        }
-        if (threadsStuck) {
+    private int currentLimit() {
+        long median = durations.medianNanos();
+        if (threadsStuck || median > QUICK_HANDLER_NANOS) {
             return threads;
         }
-        int idle = Math.max(0, threads - held);
-        int prefetch = (int) Math.min(maxPrefetch, Math.max(idle, pace * WINDOW_SECONDS));
-        return threads + prefetch;
+        long perTask = Math.max(median, 1_000); // at most one task per microsecond and thread
+        return threads + (int) Math.min(maxPrefetch, threads * WINDOW_NANOS / perTask);
     }
 
     /**
@@ -84,7 +78,7 @@ final class Slots {
                 if (remaining <= 0) {
                     return 0;
                 }
-                freed.awaitNanos(Math.min(remaining, SAMPLE_NANOS));
+                freed.awaitNanos(Math.min(remaining, RECHECK_NANOS)); // the limit moves with the durations
             }
             long lingerUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(lingerMillis);
             while (free() < wanted) {
@@ -102,7 +96,7 @@ final class Slots {
     }
 
     private int free() {
-        return currentLimit(System.nanoTime()) - held;
+        return currentLimit() - held;
     }
 
     void take(int count) {
@@ -134,7 +128,6 @@ final class Slots {
         lock.lock();
         try {
             held--;
-            finishedInSample++;
             freed.signalAll();
         }
         finally {

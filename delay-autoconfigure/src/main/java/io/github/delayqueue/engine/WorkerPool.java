@@ -84,7 +84,7 @@ public final class WorkerPool {
 
     public WorkerPool(int threads, int prefetch, Duration lease, HandlerRegistry registry, TaskRunner runner,
             Completer completer, QueueClock clock) {
-        this.slots = new Slots(threads, prefetch);
+        this.slots = new Slots(threads, prefetch, durations);
         this.threads = threads;
         this.clock = clock;
         this.leaseMillis = lease.toMillis();
