@@ -46,7 +46,8 @@ final class ThresholdAdvisor {
             @Nullable Duration current, long pendingWithinCurrent) {
         int floor = floorIndex(migrationInterval);
         if (requested.total() == 0) {
-            Duration keep = current != null ? current : BOUNDS.get(Math.max(floor, BOUNDS.indexOf(Duration.ofHours(1))));
+            Duration keep = current != null ? current
+                    : BOUNDS.get(Math.max(floor, BOUNDS.indexOf(Duration.ofHours(1))));
             long tasks = current != null ? pendingWithinCurrent : pendingWithin.atOrBelow().get(BOUNDS.indexOf(keep));
             return new Advice(keep, tasks, tasks * BYTES_PER_TASK, "No task in the table carries a requested delay "
                     + "yet, so there is nothing to learn from: keep " + DurationText.of(keep) + ".");

@@ -21,9 +21,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Writes what happens to claimed tasks back to the database in batches, on a thread of its own: that a handler
  * started (so the attempt counts), how it ended, and claims the pool hands back unstarted, so a worker is free for
- * the next task as soon as its handler returns and the pool's timer never waits on the database. A start and an end that fall in the same batch are one write. A failed write is retried (the tasks stay
- * held and their leases renewed) until it succeeds or the engine stops; then retries that re-enter the index are
- * indexed.
+ * the next task as soon as its handler returns and the pool's timer never waits on the database. A start and an end
+ * that fall in the same batch are one write. A failed write is retried (the tasks stay held and their leases
+ * renewed) until it succeeds or the engine stops; then retries that re-enter the index are indexed.
  */
 public final class Completer {
 

@@ -152,7 +152,8 @@ final class InsertBatcher {
      * nothing of the write was stored, and rows of other callers may well be fine on their own.
      */
     private static boolean rejectedRows(RuntimeException ex) {
-        return ex instanceof NonTransientDataAccessException && !(ex instanceof NonTransientDataAccessResourceException);
+        return ex instanceof NonTransientDataAccessException
+                && !(ex instanceof NonTransientDataAccessResourceException);
     }
 
     private static final class Pending {

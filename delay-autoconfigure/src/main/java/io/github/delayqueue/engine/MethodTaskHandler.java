@@ -52,7 +52,8 @@ public final class MethodTaskHandler implements TaskHandler {
             }
             else if (payload >= 0) {
                 throw invalid("has more than one payload parameter (" + parameters[payload].getSimpleName() + " and "
-                        + parameters[i].getSimpleName() + "); a handler takes one payload and optionally a TaskContext");
+                        + parameters[i].getSimpleName()
+                        + "); a handler takes one payload and optionally a TaskContext");
             }
             else {
                 payload = i;

@@ -15,7 +15,8 @@ final class TaskSql {
             + "created_at";
 
     static final String INSERT = """
-            INSERT INTO %1$s (task_type, task_key, payload, due_at, status, attempts, max_attempts, created_at, updated_at)
+            INSERT INTO %1$s
+                (task_type, task_key, payload, due_at, status, attempts, max_attempts, created_at, updated_at)
             VALUES %2$s""";
 
     static final String INSERT_ROW = "(?, ?, ?, ?, ?, 0, ?, ?, ?)";

@@ -26,7 +26,9 @@ public interface TaskStore {
      */
     List<InsertedTask> insert(List<NewTask> tasks, long now);
 
-    /** Claims up to {@code limit} tasks in {@code status} due by {@code dueBy}, earliest first, skipping locked rows. */
+    /**
+     * Claims up to {@code limit} tasks in {@code status} due by {@code dueBy}, earliest first, skipping locked rows.
+     */
     List<ClaimedTask> claimDue(TaskStatus status, long dueBy, int limit, Lease lease);
 
     /** Claims those of {@code ids} that are still pending and due by {@code dueBy}; the rest are left alone. */

@@ -18,7 +18,10 @@ import tools.jackson.databind.json.JsonMapper;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
-/** What the queue hands the store: due times on the queue clock, never early; keys the database would confuse, refused. */
+/**
+ * What the queue hands the store: due times on the queue clock, never early; keys the database would confuse,
+ * refused.
+ */
 class DefaultDelayQueueTest {
 
     /** The application's clock, stopped: 2026-01-01T00:00:00.000200Z. */

@@ -78,7 +78,8 @@ class TaskValidatorTest {
             .withMessageContaining("9999");
         assertThat(validator.dueAfter(Duration.ofMillis(-5), NOW)).isEqualTo(NOW);
         assertThat(validator.dueAfter(Duration.ofDays(1), NOW)).isEqualTo(NOW + 86_400_000);
-        assertThatIllegalArgumentException().isThrownBy(() -> validator.dueAfter(Duration.ofSeconds(Long.MAX_VALUE), NOW))
+        assertThatIllegalArgumentException()
+            .isThrownBy(() -> validator.dueAfter(Duration.ofSeconds(Long.MAX_VALUE), NOW))
             .withMessageContaining("9999");
         assertThat(validator.dueAt(TaskRequest.of("t", null).build(), NOW)).isEqualTo(NOW);
         assertThatIllegalArgumentException().isThrownBy(() -> validator.dueAt((Instant) null, NOW));

@@ -103,7 +103,8 @@ abstract class AbstractQueueIT {
     void aKeyMakesSchedulingIdempotent() {
         DelayQueue queue = queue(instances.start("delay.worker.enabled=false"));
         long first = queue.schedule(TaskRequest.of("test.ok", "one").key("order-7").delay(Duration.ofHours(2)).build());
-        long again = queue.schedule(TaskRequest.of("test.ok", "two").key("order-7").delay(Duration.ofMinutes(1)).build());
+        long again = queue.schedule(TaskRequest.of("test.ok", "two").key("order-7").delay(Duration.ofMinutes(1))
+            .build());
         List<Long> batch = queue.scheduleAll(List.of(TaskRequest.of("test.ok", "x").key("order-7").build(),
                 TaskRequest.of("test.ok", "y").key("order-8").build(),
                 TaskRequest.of("test.ok", "z").key("order-8").build(), TaskRequest.of("test.ok", "w").build()));

@@ -56,7 +56,8 @@ class HybridTiersIT {
         for (int i = 0; i < 40; i++) {
             // due times spread over 0.3-2.3 s, from the consuming instance and from a producer-only one
             DelayQueue from = i % 2 == 0 ? queue : producer;
-            ids.add(from.schedule("test.ok", "p" + i, Duration.ofMillis(300 + ThreadLocalRandom.current().nextInt(2000))));
+            ids.add(from.schedule("test.ok", "p" + i,
+                    Duration.ofMillis(300 + ThreadLocalRandom.current().nextInt(2000))));
             AbstractQueueIT.sleep(15);
         }
         journal.awaitDistinct(ids.size(), 15);

@@ -72,7 +72,8 @@ public final class Instances implements AutoCloseable {
     }
 
     /** Starts one more instance, letting {@code customizer} register beans of its own (a skewed Clock, say). */
-    public ConfigurableApplicationContext start(ApplicationContextInitializer<ConfigurableApplicationContext> customizer,
+    public ConfigurableApplicationContext start(
+            ApplicationContextInitializer<ConfigurableApplicationContext> customizer,
             String... properties) {
         List<String> all = new ArrayList<>(common);
         all.addAll(Arrays.asList(properties));

@@ -63,7 +63,8 @@ class ClaimsReliabilityIT {
             List<Long> ids = scheduleSingles(victim.getBean(DelayQueue.class));
             JdbcTemplate jdbc = new JdbcTemplate(instances.database().dataSource());
             journal.awaitStarted(ids.get(0), 15);
-            await().atMost(10, TimeUnit.SECONDS).until(() -> count(jdbc, "status = 'RUNNING' AND owner = ?", owner) >= 3);
+            await().atMost(10, TimeUnit.SECONDS)
+                .until(() -> count(jdbc, "status = 'RUNNING' AND owner = ?", owner) >= 3);
 
             EngineAccess.crash(victim.getBean(DelayQueueEngine.class));
             instances.start();
@@ -97,7 +98,8 @@ class ClaimsReliabilityIT {
             List<Long> ids = scheduleSingles(victim.getBean(DelayQueue.class));
             JdbcTemplate jdbc = new JdbcTemplate(instances.database().dataSource());
             journal.awaitStarted(ids.get(0), 15);
-            await().atMost(10, TimeUnit.SECONDS).until(() -> count(jdbc, "status = 'RUNNING' AND owner = ?", owner) >= 3);
+            await().atMost(10, TimeUnit.SECONDS)
+                .until(() -> count(jdbc, "status = 'RUNNING' AND owner = ?", owner) >= 3);
 
             proxy.cut();
             instances.start();
@@ -125,7 +127,8 @@ class ClaimsReliabilityIT {
         try (Instances instances = new Instances(ReliabilityApp.class, journal, "delay.mode=jdbc",
                 "delay.worker.lease=10s", RECOVERY, "delay.instance-id=order-service");
                 TcpProxy proxy = instances.database().newProxy()) {
-            ConfigurableApplicationContext runner = instances.start("delay.worker.threads=1", "delay.worker.prefetch=0");
+            ConfigurableApplicationContext runner = instances.start("delay.worker.threads=1",
+                    "delay.worker.prefetch=0");
             long id = runner.getBean(DelayQueue.class).schedule("rel.sleep", 6_000L, Duration.ZERO);
             journal.awaitStarted(id, 15);
             ConfigurableApplicationContext other = instances

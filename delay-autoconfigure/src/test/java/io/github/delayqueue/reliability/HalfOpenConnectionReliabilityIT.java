@@ -1,7 +1,6 @@
 package io.github.delayqueue.reliability;
 
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.it.Instances;

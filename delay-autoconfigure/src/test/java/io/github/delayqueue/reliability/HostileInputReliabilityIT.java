@@ -97,7 +97,8 @@ class HostileInputReliabilityIT {
         JdbcTemplate jdbc = new JdbcTemplate(instances.database().dataSource());
         int before = jdbc.queryForObject("SELECT COUNT(*) FROM delay_task", Integer.class);
 
-        assertThatIllegalArgumentException().isThrownBy(() -> queue.schedule("rel.any", "x".repeat(10 * 1024), Duration.ZERO))
+        assertThatIllegalArgumentException()
+            .isThrownBy(() -> queue.schedule("rel.any", "x".repeat(10 * 1024), Duration.ZERO))
             .withMessageContaining("delay.payload.max-size");
         assertThatIllegalArgumentException().isThrownBy(() -> queue.schedule("rel.any", "broken \uD83D", Duration.ZERO))
             .withMessageContaining("surrogate");

@@ -58,7 +58,8 @@ class PoisonRowsReliabilityIT {
             assertThat(unbound.status()).isEqualTo(TaskStatus.FAILED);
             assertThat(unbound.lastError()).contains("Payload of task " + badJson);
             TaskView recovered = awaitDone(consumer, noLease);
-            assertThat(recovered.status()).as("a RUNNING row without a lease is taken back").isEqualTo(TaskStatus.SUCCEEDED);
+            assertThat(recovered.status()).as("a RUNNING row without a lease is taken back")
+                .isEqualTo(TaskStatus.SUCCEEDED);
             assertThat(awaitDone(consumer, negativeAttempts).status()).isEqualTo(TaskStatus.SUCCEEDED);
             TaskView typeless = awaitDone(consumer, emptyType);
             assertThat(typeless.status()).isEqualTo(TaskStatus.FAILED);

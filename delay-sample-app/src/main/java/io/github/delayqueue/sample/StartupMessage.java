@@ -20,6 +20,7 @@ class StartupMessage implements ApplicationListener<ApplicationReadyEvent> {
             return;
         }
         log.info("Order service ready at http://localhost:{}/orders; try: curl -s -X POST localhost:{}/orders "
-                + "-H 'Content-Type: application/json' -d '{\"amount\": 12.50, \"cancelAfter\": \"PT1M\"}'", port, port);
+                + "-H 'Content-Type: application/json' -d '{\"amount\": 12.50, \"cancelAfter\": \"PT1M\"}'", port,
+                port);
     }
 }

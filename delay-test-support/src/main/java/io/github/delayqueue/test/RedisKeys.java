@@ -59,7 +59,8 @@ public final class RedisKeys {
         for (String prefix : prefixes) {
             ScanCursor cursor = ScanCursor.INITIAL;
             do {
-                KeyScanCursor<String> page = redis.scan(cursor, ScanArgs.Builder.matches("*" + prefix + "*").limit(500));
+                KeyScanCursor<String> page = redis.scan(cursor,
+                        ScanArgs.Builder.matches("*" + prefix + "*").limit(500));
                 if (!page.getKeys().isEmpty()) {
                     redis.del(page.getKeys().toArray(String[]::new));
                 }

@@ -87,6 +87,7 @@ public final class ServiceResolver {
                 + JDBC_USER + ", " + JDBC_PASSWORD + " and " + REDIS_URL + " (e.g. redis://127.0.0.1:6379); "
                 + "(2) run a Docker engine so Testcontainers can start mysql:8.4 and redis:7; "
                 + "(3) run MySQL/MariaDB on 127.0.0.1:3306 (user root, empty password) and Redis on 127.0.0.1:6379. "
-                + "Cluster tests also need " + REDIS_CLUSTER_NODES + " (e.g. 127.0.0.1:7001,127.0.0.1:7002,127.0.0.1:7003).";
+                + "Cluster tests also need " + REDIS_CLUSTER_NODES
+                + " (e.g. 127.0.0.1:7001,127.0.0.1:7002,127.0.0.1:7003).";
     }
 }

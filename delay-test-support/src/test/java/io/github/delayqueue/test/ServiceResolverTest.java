@@ -75,7 +75,8 @@ class ServiceResolverTest {
 
     @Test
     void jdbcUrlKeepsHostAndParametersWhenTheDatabaseChanges() {
-        assertThat(JdbcUrls.withDatabase("jdbc:mysql://127.0.0.1:3306/", "x")).isEqualTo("jdbc:mysql://127.0.0.1:3306/x");
+        assertThat(JdbcUrls.withDatabase("jdbc:mysql://127.0.0.1:3306/", "x"))
+            .isEqualTo("jdbc:mysql://127.0.0.1:3306/x");
         assertThat(JdbcUrls.withDatabase("jdbc:mysql://h:1/test?useSSL=false&a=b", "x"))
             .isEqualTo("jdbc:mysql://h:1/x?useSSL=false&a=b");
         assertThat(JdbcUrls.withDatabase("jdbc:mysql://h:1", "x")).isEqualTo("jdbc:mysql://h:1/x");

@@ -1,4 +1,4 @@
-package io.github.delayqueue.it;
+package io.github.delayqueue.reliability;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -8,7 +8,8 @@ import java.util.concurrent.TimeUnit;
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.TaskRequest;
 import io.github.delayqueue.index.RedisTimeIndex;
-import io.github.delayqueue.reliability.ReliabilityApp;
+import io.github.delayqueue.it.Instances;
+import io.github.delayqueue.it.Journal;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -36,7 +37,8 @@ class SaturatedSweepIT {
     void aTaskMissingFromTheIndexIsSweptWhileTheInstanceIsSaturated() {
         Journal journal = new Journal();
         try (Instances instances = new Instances(ReliabilityApp.class, journal,
-                "delay.hybrid.sweep-grace=" + GRACE_MILLIS + "ms", "delay.hybrid.sweep-interval=" + INTERVAL_MILLIS + "ms",
+                "delay.hybrid.sweep-grace=" + GRACE_MILLIS + "ms",
+                "delay.hybrid.sweep-interval=" + INTERVAL_MILLIS + "ms",
                 "delay.worker.threads=2", "delay.worker.prefetch=2")) {
             ConfigurableApplicationContext instance = instances.start();
             // 40 tasks/s of capacity (two threads, 50 ms each) against 100 due per second: a backlog from the start
