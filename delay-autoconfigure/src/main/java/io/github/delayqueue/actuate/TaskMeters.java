@@ -108,7 +108,10 @@ public final class TaskMeters implements TaskEvents {
 
     @Override
     public void recovered(RecoveryReason reason, int count) {
-        recovered.get(reason).increment(count);
+        Counter counter = recovered.get(reason);
+        if (counter != null) { // one per reason, made in the constructor
+            counter.increment(count);
+        }
     }
 
     @Override

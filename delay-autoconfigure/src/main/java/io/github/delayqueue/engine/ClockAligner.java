@@ -64,10 +64,10 @@ public class ClockAligner extends PeriodicJob {
             for (int i = 0; i < WARM_UP_READINGS; i++) {
                 referenceMicros.getAsLong();
             }
-            Reading best = null;
-            for (int i = 0; i < READINGS; i++) {
+            Reading best = read();
+            for (int i = 1; i < READINGS; i++) {
                 Reading reading = read();
-                if (best == null || reading.roundTripMicros() < best.roundTripMicros()) {
+                if (reading.roundTripMicros() < best.roundTripMicros()) {
                     best = reading;
                 }
             }

@@ -2,6 +2,7 @@ package io.github.delayqueue.engine;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.locks.LockSupport;
@@ -78,7 +79,7 @@ final class InsertBatcher {
         if (mine.failure != null) {
             throw mine.failure;
         }
-        return mine.result;
+        return Objects.requireNonNull(mine.result, "a finished write sets a result or a failure");
     }
 
     /** A slot is free: the oldest caller whose rows nobody writes yet takes it for what has queued up meanwhile. */

@@ -21,7 +21,8 @@ public class JacksonPayloadCodec implements PayloadCodec {
             return mapper.writeValueAsString(payload);
         }
         catch (JacksonException ex) {
-            throw new IllegalArgumentException("payload of type " + payload.getClass().getName()
+            throw new IllegalArgumentException("payload of type "
+                    + (payload == null ? "null" : payload.getClass().getName())
                     + " cannot be serialised to JSON: " + ex.getOriginalMessage()
                     + "; pass a value Jackson can write (a record, a bean, a map, a string)", ex);
         }

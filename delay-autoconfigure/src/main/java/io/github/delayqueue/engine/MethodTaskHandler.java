@@ -92,7 +92,7 @@ public final class MethodTaskHandler implements TaskHandler {
 
     @Override
     public void handle(@Nullable Object payload, TaskContext context) throws Exception {
-        Object[] args = new Object[method.getParameterCount()];
+        @Nullable Object[] args = new Object[method.getParameterCount()];
         if (payloadIndex >= 0) {
             args[payloadIndex] = payload;
         }

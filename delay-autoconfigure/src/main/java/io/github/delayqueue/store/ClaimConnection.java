@@ -3,6 +3,7 @@ package io.github.delayqueue.store;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.function.Function;
 
 import javax.sql.DataSource;
@@ -45,8 +46,9 @@ final class ClaimConnection {
     /** Runs {@code work} as one transaction on the claim connection. */
     synchronized <T> T inTransaction(Function<JdbcTemplate, T> work) {
         try {
-            T result = work.apply(template());
-            connection.commit();
+            JdbcTemplate template = template();
+            T result = work.apply(template);
+            Objects.requireNonNull(connection, "the claim connection").commit();
             if (System.currentTimeMillis() - takenAt > KEEP_MILLIS) {
                 giveBack();
             }

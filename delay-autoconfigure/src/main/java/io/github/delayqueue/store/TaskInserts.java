@@ -18,7 +18,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.function.Function;
+import java.util.Objects;
+import java.util.function.Consumer;
 
 import javax.sql.DataSource;
 
@@ -235,12 +236,11 @@ final class TaskInserts {
             this.autocommitted = autocommitted;
         }
 
-        <T> T lastWrite(JdbcTemplate jdbc, Function<JdbcTemplate, T> write) {
+        void lastWrite(JdbcTemplate jdbc, Consumer<JdbcTemplate> write) {
             lastWriteSent = autocommitted;
             try {
-                T result = write.apply(jdbc);
+                write.accept(jdbc);
                 lastWriteDone = autocommitted;
-                return result;
             }
             catch (DataAccessException ex) {
                 if (lastWriteSent && connectionLost(ex)) {
@@ -325,12 +325,12 @@ final class TaskInserts {
             return chunks;
         }
 
-        private @Nullable Void insertPlain(JdbcTemplate jdbc, List<Integer> chunk, InsertedTask[] results) {
+        private void insertPlain(JdbcTemplate jdbc, List<Integer> chunk, InsertedTask[] results) {
             Ids how = ids();
             String statement = TaskSql.INSERT.formatted(table, String.join(", ",
                     Collections.nCopies(chunk.size(), TaskSql.INSERT_ROW)))
                     + (how.returning() ? TaskSql.RETURNING_ID : "");
-            return jdbc.execute((Connection connection) -> {
+            jdbc.execute((Connection connection) -> {
                 try (PreparedStatement ps = how.returning() ? connection.prepareStatement(statement)
                         : connection.prepareStatement(statement, Statement.RETURN_GENERATED_KEYS)) {
                     bindRows(ps, chunk);
@@ -363,7 +363,7 @@ final class TaskInserts {
                         results[chunk.get(i)] = new InsertedTask(ids.get(i), true, task.status(), task.dueAt());
                     }
                 }
-                return null;
+                return Boolean.TRUE;
             });
         }
 
@@ -388,18 +388,18 @@ final class TaskInserts {
                 String statement = TaskSql.INSERT.formatted(table,
                         String.join(", ", Collections.nCopies(rows.size(), TaskSql.INSERT_ROW)))
                         + TaskSql.ON_DUPLICATE_KEY_KEEP;
-                Function<JdbcTemplate, Void> write = j -> j.execute((Connection connection) -> {
+                Consumer<JdbcTemplate> write = j -> j.execute((Connection connection) -> {
                     try (PreparedStatement ps = connection.prepareStatement(statement)) {
                         bindRows(ps, rows);
                         ps.executeUpdate();
                     }
-                    return null;
+                    return Boolean.TRUE;
                 });
                 if (last != null) {
                     last.lastWrite(jdbc, write);
                 }
                 else {
-                    write.apply(jdbc);
+                    write.accept(jdbc);
                 }
                 Map<String, InsertedTask> readBack;
                 try {
@@ -420,7 +420,7 @@ final class TaskInserts {
                     if (result == null) {
                         throw new IllegalStateException("Task " + identity + " was neither found nor inserted");
                     }
-                    if (missing.get(identity) != index) { // the same key twice in one batch: the first one won
+                    if (!Integer.valueOf(index).equals(missing.get(identity))) { // the same key twice in one batch
                         result = new InsertedTask(result.id(), false, result.status(), result.dueAt());
                     }
                 }
@@ -433,7 +433,7 @@ final class TaskInserts {
             Object[] args = new Object[rows.size() * 2];
             for (int i = 0; i < rows.size(); i++) {
                 args[2 * i] = tasks.get(rows.get(i)).type();
-                args[2 * i + 1] = tasks.get(rows.get(i)).key();
+                args[2 * i + 1] = Objects.requireNonNull(tasks.get(rows.get(i)).key(), "a keyed row's key");
             }
             Map<String, InsertedTask> found = new HashMap<>();
             String select = locking ? TaskSql.SELECT_BY_KEYS_LOCKING : TaskSql.SELECT_BY_KEYS;
