@@ -29,7 +29,7 @@ class ManyInstancesReliabilityIT {
     private static final int TASKS = 20_000;
 
     /** The longest delay; {@code -Ddelay.reliability.max-delay=PT30S} shortens a local run. */
-    private static final Duration MAX_DELAY = Duration.parse(System.getProperty("delay.reliability.max-delay", "PT2M"));
+    private static final Duration MAX_DELAY = Duration.parse(System.getProperty("delay.reliability.max-delay", "PT1M"));
 
     /** First starts are at most this late; the machine runs four instances, MariaDB and Redis on two cores. */
     private static final long FIRST_START_BOUND_MILLIS = 3_000;
