@@ -485,57 +485,6 @@ final class Ceiling {
         phases.completeUpdate.add(System.nanoTime() - start);
     }
 
-    /**
-     * Raw single inserts: {@code threads} threads each inserting rows one at a time (auto-commit, id read back as the
-     * library does) and, in hybrid mode, indexing each with one add.lua call: what a single {@code schedule()} must do.
-     */
-    Map<String, Object> singleInserts(int n, int threads, long dueAt) throws Exception {
-        AtomicInteger next = new AtomicInteger();
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        List<Thread> workers = new ArrayList<>();
-        CountDownLatch ready = new CountDownLatch(threads);
-        CountDownLatch go = new CountDownLatch(1);
-        String status = hybrid ? "QUEUED" : "SCHEDULED";
-        for (int t = 0; t < threads; t++) {
-            workers.add(new Thread(() -> {
-                try (Connection connection = servers.connect(database);
-                        RedisTarget.Session redisSession = hybrid ? redisTarget.open() : null) {
-                    RawInsert insert = RawInsert.on(connection, TABLE);
-                    RedisScriptingCommands<String, String> redis = redisSession == null ? null
-                            : redisSession.scripting;
-                    String add = redis == null ? null : redis.scriptLoad(lua("add.lua"));
-                    ready.countDown();
-                    go.await();
-                    int slot;
-                    while ((slot = next.getAndIncrement()) < n) {
-                        long id = insert.insert(connection, 1, slot, dueAt, status).get(0);
-                        if (redis != null) {
-                            redis.evalsha(add, ScriptOutputType.INTEGER, new String[] { key() }, wakeChannel(),
-                                    Long.toString(dueAt), Long.toString(id));
-                        }
-                    }
-                }
-                catch (Throwable ex) {
-                    failure.compareAndSet(null, ex);
-                }
-            }, "ceiling-insert-" + t));
-        }
-        workers.forEach(Thread::start);
-        ready.await();
-        long start = System.nanoTime();
-        go.countDown();
-        for (Thread worker : workers) {
-            worker.join();
-        }
-        long end = System.nanoTime();
-        if (failure.get() != null) {
-            throw new IllegalStateException("The raw single inserts failed: " + failure.get(), failure.get());
-        }
-        Map<String, Object> result = new LinkedHashMap<>();
-        result.put("raw_single_per_s", Stats.round(n / seconds(end - start)));
-        return result;
-    }
-
     static double seconds(long nanos) {
         return Math.max(1, nanos) / 1e9;
     }

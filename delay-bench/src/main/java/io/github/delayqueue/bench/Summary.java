@@ -36,11 +36,17 @@ final class Summary {
                 new Column("far_p99_ms", "far p99 ms"), new Column("far_max_ms", "far max ms"),
                 new Column("queue_near_p99_ms", "queue near p99 ms"), new Column("queue_far_p99_ms", "queue far p99 ms"),
                 new Column("duplicates", "dup"), new Column("lost", "lost"), new Column("started_early", "early")));
-        COLUMNS.put("enqueue", List.of(new Column("tasks", "tasks"),
-                new Column("schedule_all_per_s", "scheduleAll/s"), new Column("raw_enqueue_per_s", "raw multi-row/s"),
-                new Column("single_per_s", "schedule()/s"), new Column("raw_single_per_s", "raw single/s"),
+        COLUMNS.put("enqueue", List.of(new Column("enqueue_threads", "threads"), new Column("jvm", "jvm"),
+                new Column("tx", "tx"), new Column("tasks", "tasks"), new Column("single_per_s", "schedule()/s"),
+                new Column("raw_single_per_s", "raw/s"), new Column("single_vs_raw", "vs raw"),
+                new Column("raw_tx_per_s", "raw tx/s"), new Column("single_vs_raw_tx", "vs raw tx"),
                 new Column("single_call_p50_ms", "call p50 ms"), new Column("single_call_p99_ms", "call p99 ms"),
-                new Column("lost", "lost")));
+                new Column("single_call_max_ms", "call max ms"), new Column("lateness_p50_ms", "p50 ms"),
+                new Column("lateness_p99_ms", "p99 ms"), new Column("lateness_max_ms", "max ms"),
+                new Column("enqueue_done_after_due_ms", "calls done after due ms"),
+                new Column("last_start_after_due_ms", "last start after due ms"),
+                new Column("schedule_all_per_s", "scheduleAll/s"), new Column("raw_enqueue_per_s", "raw multi-row/s"),
+                new Column("duplicates", "dup"), new Column("lost", "lost"), new Column("started_early", "early")));
         COLUMNS.put("mixed-durations", List.of(new Column("tasks", "tasks"), new Column("slow_tasks", "slow"),
                 new Column("fast_p50_ms", "fast p50 ms"), new Column("fast_p99_ms", "fast p99 ms"),
                 new Column("fast_max_ms", "fast max ms"), new Column("queue_fast_p99_ms", "queue fast p99 ms"),
@@ -101,6 +107,7 @@ final class Summary {
             table(out, COSTS, new ArrayList<>(groups.values()));
         }
         scaling(out, groups);
+        enqueueTargets(out, groups);
         prefetch(out, groups);
         soak(out, runs);
         return out.toString();
@@ -108,7 +115,8 @@ final class Summary {
 
     private static String key(Map<String, Object> run) {
         return run.get("workload") + "|" + mode(run) + "|" + run.get("instances") + "|" + run.get("rate") + "|"
-                + run.getOrDefault("variant", "");
+                + run.getOrDefault("variant", "") + "|" + run.get("enqueue_threads") + "|" + run.get("jvm") + "|"
+                + run.get("tx");
     }
 
     /** The mode, with the Redis setup when it is not the default one server. */
@@ -146,7 +154,8 @@ final class Summary {
     private static String cell(List<Map<String, Object>> group, String key) {
         List<Double> values = values(group, key);
         if (values.isEmpty()) {
-            return "-";
+            Object text = group.get(0).get(key); // a label of the group, such as enqueue's jvm and tx
+            return text instanceof String label ? label : "-";
         }
         if (key.equals("duplicates") || key.equals("lost") || key.equals("started_early")) {
             return format(values.stream().mapToDouble(Double::doubleValue).sum()); // any is too many
@@ -189,6 +198,44 @@ final class Summary {
             return String.format(Locale.ROOT, "%.1f", value);
         }
         return String.format(Locale.ROOT, "%.2f", value);
+    }
+
+    /**
+     * enqueue: the single-call targets, reported, never asserted: from 16 threads outside transactions at least
+     * 10,000 calls/s, at least 90 % of the raw loop, a call's p99 at most 5 ms. One line per mode and JVM variant.
+     */
+    static void enqueueTargets(StringBuilder out, Map<String, List<Map<String, Object>>> groups) {
+        StringBuilder lines = new StringBuilder();
+        groups.forEach((key, group) -> {
+            Map<String, Object> first = group.get(0);
+            if (!first.get("workload").equals("enqueue") || !Integer.valueOf(16).equals(number(first,
+                    "enqueue_threads")) || !BenchOptions.TX_NONE.equals(first.get("tx"))) {
+                return;
+            }
+            double rate = median(group, "single_per_s");
+            double vsRaw = median(group, "single_vs_raw");
+            double p99 = median(group, "single_call_p99_ms");
+            lines.append("- ").append(mode(first)).append(" x").append(first.get("instances")).append(", ")
+                .append(first.get("jvm")).append(" JVM: ").append(format(rate)).append(" calls/s (>= 10,000: ")
+                .append(verdict(rate, 10_000, true)).append("), ").append(format(vsRaw))
+                .append(" of raw (>= 0.90: ").append(verdict(vsRaw, 0.90, true)).append("), call p99 ")
+                .append(format(p99)).append(" ms (<= 5 ms: ").append(verdict(p99, 5, false)).append(")\n");
+        });
+        if (!lines.isEmpty()) {
+            out.append("\nenqueue targets (medians; 16 threads, outside transactions; reported, never asserted)\n\n")
+                .append(lines);
+        }
+    }
+
+    private static Integer number(Map<String, Object> run, String key) {
+        return run.get(key) instanceof Number n ? n.intValue() : null;
+    }
+
+    static String verdict(double value, double target, boolean atLeast) {
+        if (Double.isNaN(value)) {
+            return "not measured";
+        }
+        return (atLeast ? value >= target : value <= target) ? "met" : "missed";
     }
 
     /** mixed-durations: p99 of the fast tasks with the starter's prefetch against none, per mode and instances. */
