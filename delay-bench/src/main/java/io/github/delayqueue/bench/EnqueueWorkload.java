@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
 
+import com.zaxxer.hikari.HikariDataSource;
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.TaskRequest;
 import io.github.delayqueue.engine.QueueClock;
@@ -70,6 +71,7 @@ final class EnqueueWorkload implements Workload {
         Calls.Times times = Calls.run("bench-schedule", plan.size(), run.spec.callers(), thread -> measured,
                 () -> plan.place(Recorder.wallMicros()));
         times.describe("single_per_s", "single_call_", result);
+        result.put("pool_max_size", poolSize(run));
         result.put("enqueue_ms", Stats.round((times.endNanos() - times.startNanos()) / 1e6));
         long due = plan.firstDueWallMicros();
         long lastCall = Long.MIN_VALUE;
@@ -81,6 +83,20 @@ final class EnqueueWorkload implements Workload {
         result.put("enqueue_done_after_due_ms", Stats.round((lastCall - due) / 1000.0));
         result.put("enqueued_before_due", lastCall < due);
         result.put("calls_returned_after_due", afterDue);
+    }
+
+    /**
+     * The instance's connection pool: a transaction holds a connection from its first statement to its commit, so
+     * with more calling threads than connections the business-row calls wait for the pool (the raw loops do not:
+     * they have a connection per thread). Null when the pool is not Hikari.
+     */
+    private static Integer poolSize(Run run) {
+        try {
+            return run.instances().get(0).getBean(DataSource.class).unwrap(HikariDataSource.class).getMaximumPoolSize();
+        }
+        catch (java.sql.SQLException | RuntimeException ex) {
+            return null;
+        }
     }
 
     /** The business variant committed exactly one order per call, or the run measured something else. */
