@@ -334,7 +334,8 @@ final class Ceiling {
     }
 
     /** A claim that lost a deadlock is rolled back and tried again, as the library does. */
-    private static List<Claim> retrying(Connection connection, AtomicLong deadlocks, ClaimRound claim) throws SQLException {
+    private static List<Claim> retrying(Connection connection, AtomicLong deadlocks, ClaimRound claim)
+            throws SQLException {
         for (int attempt = 1;; attempt++) {
             try {
                 return claim.run();

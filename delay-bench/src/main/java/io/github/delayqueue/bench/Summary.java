@@ -22,19 +22,22 @@ final class Summary {
                 new Column("drain_per_s", "drain/s"), new Column("ceiling_claim_per_s", "raw ceiling/s"),
                 new Column("drain_vs_ceiling", "drain / ceiling"), new Column("lateness_p50_ms", "p50 ms"),
                 new Column("lateness_p99_ms", "p99 ms"), new Column("lateness_max_ms", "max ms"),
-                new Column("queue_lateness_p50_ms", "queue p50 ms"), new Column("queue_lateness_p99_ms", "queue p99 ms"),
+                new Column("queue_lateness_p50_ms", "queue p50 ms"),
+                new Column("queue_lateness_p99_ms", "queue p99 ms"),
                 new Column("duplicates", "dup"), new Column("lost", "lost"), new Column("started_early", "early")));
         COLUMNS.put("steady", List.of(new Column("rate", "tasks/s"), new Column("tasks", "tasks"),
                 new Column("lateness_p50_ms", "p50 ms"), new Column("lateness_p99_ms", "p99 ms"),
                 new Column("lateness_p999_ms", "p99.9 ms"), new Column("lateness_max_ms", "max ms"),
-                new Column("queue_lateness_p50_ms", "queue p50 ms"), new Column("queue_lateness_p99_ms", "queue p99 ms"),
+                new Column("queue_lateness_p50_ms", "queue p50 ms"),
+                new Column("queue_lateness_p99_ms", "queue p99 ms"),
                 new Column("ceiling_claim_per_s", "raw ceiling/s"), new Column("duplicates", "dup"),
                 new Column("lost", "lost"), new Column("started_early", "early")));
         COLUMNS.put("mixed", List.of(new Column("rate", "tasks/s"), new Column("tasks", "tasks"),
                 new Column("near_p50_ms", "near p50 ms"), new Column("near_p99_ms", "near p99 ms"),
                 new Column("near_max_ms", "near max ms"), new Column("far_p50_ms", "far p50 ms"),
                 new Column("far_p99_ms", "far p99 ms"), new Column("far_max_ms", "far max ms"),
-                new Column("queue_near_p99_ms", "queue near p99 ms"), new Column("queue_far_p99_ms", "queue far p99 ms"),
+                new Column("queue_near_p99_ms", "queue near p99 ms"),
+                new Column("queue_far_p99_ms", "queue far p99 ms"),
                 new Column("duplicates", "dup"), new Column("lost", "lost"), new Column("started_early", "early")));
         COLUMNS.put("enqueue", List.of(new Column("enqueue_threads", "threads"), new Column("jvm", "jvm"),
                 new Column("tx", "tx"), new Column("tasks", "tasks"), new Column("single_per_s", "schedule()/s"),
@@ -74,7 +77,8 @@ final class Summary {
     private static final List<Column> COSTS = List.of(new Column("sql_per_task", "SQL stmts"),
             new Column("commits_per_task", "commits"), new Column("autocommit_switches_per_task", "autocommit sets"),
             new Column("redis_calls_per_task", "Redis calls"), new Column("server_com_select_per_task", "Com_select"),
-            new Column("server_com_update_per_task", "Com_update"), new Column("server_com_insert_per_task", "Com_insert"),
+            new Column("server_com_update_per_task", "Com_update"),
+            new Column("server_com_insert_per_task", "Com_insert"),
             new Column("server_com_commit_per_task", "Com_commit"),
             new Column("server_com_set_option_per_task", "Com_set_option"),
             new Column("server_innodb_data_fsyncs_per_task", "InnoDB fsyncs"),
@@ -308,8 +312,8 @@ final class Summary {
         if (verdicts.isEmpty()) {
             return;
         }
-        out.append("\nsoak verdicts (table: rows grow or hold over the second half; lateness: last p99 against the first)\n\n")
-            .append(verdicts);
+        out.append("\nsoak verdicts (table: rows grow or hold over the second half; lateness: last p99 against the "
+                + "first)\n\n").append(verdicts);
         highest.forEach((group, rate) -> out.append("- ").append(group).append(": highest rate whose table held: ")
             .append(rate == null ? "none of those run" : rate + "/s").append("\n"));
         out.append(intervals);

@@ -25,7 +25,8 @@ class EnqueueTest {
         assertThat(runs.get(0).callers()).isZero();
         assertThat(runs.get(0).fresh()).isFalse();
         assertThat(runs).filteredOn(r -> r.workload().equals("enqueue")).extracting(RunSpec::describe)
-            .startsWith("enqueue hybrid x1 4 threads fresh tx none #1", "enqueue hybrid x1 4 threads fresh tx business-row #1",
+            .startsWith("enqueue hybrid x1 4 threads fresh tx none #1",
+                    "enqueue hybrid x1 4 threads fresh tx business-row #1",
                     "enqueue hybrid x1 4 threads warm tx none #1");
         RunSpec freshRow = runs.get(3);
         assertThat(freshRow.fresh()).isTrue();
@@ -46,7 +47,8 @@ class EnqueueTest {
         assertThat(options.isFreshChild()).isFalse();
         assertThatThrownBy(() -> BenchOptions.parse("--jvm", "hot")).hasMessageContaining("--jvm");
         assertThatThrownBy(() -> BenchOptions.parse("--tx", "required")).hasMessageContaining("--tx");
-        assertThatThrownBy(() -> BenchOptions.parse("--enqueue-threads", "4,0")).hasMessageContaining("--enqueue-threads");
+        assertThatThrownBy(() -> BenchOptions.parse("--enqueue-threads", "4,0"))
+            .hasMessageContaining("--enqueue-threads");
     }
 
     @Test
@@ -54,8 +56,9 @@ class EnqueueTest {
         String[] args = { "--workload", "burst,enqueue", "--mode", "hybrid,jdbc", "--enqueue-threads", "4,16", "--jvm",
                 "fresh,warm", "--tx", "none,business-row", "--repeat", "3", "--tasks", "500", "--out", "x.jsonl" };
         RunSpec spec = new RunSpec("enqueue", "jdbc", 1, 0, "single", "", 2, 16, "fresh", "business-row");
-        List<String> command = FreshJvm.command("/jdk/bin/java", List.of("-Xmx1g", "-agentlib:jdwp=transport=dt_socket"),
-                "delay-bench/target/delay-bench.jar", args, spec);
+        List<String> command = FreshJvm.command("/jdk/bin/java",
+                List.of("-Xmx1g", "-agentlib:jdwp=transport=dt_socket"), "delay-bench/target/delay-bench.jar", args,
+                spec);
         assertThat(command).startsWith("/jdk/bin/java", "-Xmx1g", "-jar", "delay-bench/target/delay-bench.jar")
             .doesNotContain("-agentlib:jdwp=transport=dt_socket");
         BenchOptions child = BenchOptions.parse(command.subList(4, command.size()).toArray(String[]::new));
@@ -141,7 +144,8 @@ class EnqueueTest {
     void rawLoopsMeasuredAfterOnlyAreReportedAsTheyAre() {
         Map<String, Object> after = Map.of("raw_single_per_s", 2000.0, "raw_tx_per_s", 1000.0,
                 "raw_enqueue_per_s", 40_000.0);
-        Map<String, Object> result = new LinkedHashMap<>(Map.of("single_per_s", 1500.0, "schedule_all_per_s", 30_000.0));
+        Map<String, Object> result = new LinkedHashMap<>(
+                Map.of("single_per_s", 1500.0, "schedule_all_per_s", 30_000.0));
         CeilingRuns.merge("enqueue", null, after, result);
         assertThat(result).containsEntry("raw_single_per_s", 2000.0).containsEntry("single_vs_raw", 0.75)
             .containsEntry("single_vs_raw_tx", 1.5).containsEntry("schedule_all_vs_raw", 0.75)

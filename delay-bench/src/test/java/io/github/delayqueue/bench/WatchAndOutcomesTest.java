@@ -18,7 +18,8 @@ class WatchAndOutcomesTest {
                 ORDER BY due_at
                 LIMIT ?
                 FOR UPDATE  SKIP LOCKED""")).isEqualTo(SqlWatch.Kind.CLAIM_SELECT);
-        assertThat(ClientCounters.kind("SELECT id, due_at FROM t WHERE status = 'SCHEDULED' LIMIT ? FOR UPDATE SKIP LOCKED"))
+        assertThat(ClientCounters.kind(
+                "SELECT id, due_at FROM t WHERE status = 'SCHEDULED' LIMIT ? FOR UPDATE SKIP LOCKED"))
             .isEqualTo(SqlWatch.Kind.OTHER); // migration
         assertThat(ClientCounters.kind("UPDATE t SET status = 'RUNNING', owner = ? WHERE id IN (?)"))
             .isEqualTo(SqlWatch.Kind.MARK_RUNNING);
@@ -77,7 +78,8 @@ class WatchAndOutcomesTest {
         Map<String, Object> described = new LinkedHashMap<>();
         SqlWatch.describe(window, described);
         assertThat(described).containsEntry("claim_rounds", 1).containsEntry("claimed_per_round", 7.0)
-            .containsEntry("purged_rows", 1000L).containsEntry("purge_statements", 1).containsEntry("purge_max_ms", 5.0);
+            .containsEntry("purged_rows", 1000L).containsEntry("purge_statements", 1)
+            .containsEntry("purge_max_ms", 5.0);
     }
 
     @Test
@@ -132,11 +134,19 @@ class WatchAndOutcomesTest {
 
     @Test
     void actuatorAutoConfigurationsAreRecognized() {
-        assertThat(ActuatorFilter.isActuator("org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration")).isTrue();
-        assertThat(ActuatorFilter.isActuator("org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration")).isTrue();
-        assertThat(ActuatorFilter.isActuator("org.springframework.boot.jdbc.autoconfigure.health.DataSourceHealthContributorAutoConfiguration")).isTrue();
-        assertThat(ActuatorFilter.isActuator("io.github.delayqueue.autoconfigure.DelayQueueEndpointAutoConfiguration")).isTrue();
-        assertThat(ActuatorFilter.isActuator("io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration")).isFalse();
-        assertThat(ActuatorFilter.isActuator("org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")).isFalse();
+        assertThat(ActuatorFilter.isActuator(
+                "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration")).isTrue();
+        assertThat(ActuatorFilter.isActuator(
+                "org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration"))
+            .isTrue();
+        assertThat(ActuatorFilter.isActuator(
+                "org.springframework.boot.jdbc.autoconfigure.health.DataSourceHealthContributorAutoConfiguration"))
+            .isTrue();
+        assertThat(ActuatorFilter.isActuator(
+                "io.github.delayqueue.autoconfigure.DelayQueueEndpointAutoConfiguration")).isTrue();
+        assertThat(ActuatorFilter.isActuator(
+                "io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration")).isFalse();
+        assertThat(ActuatorFilter.isActuator(
+                "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")).isFalse();
     }
 }
