@@ -16,8 +16,9 @@ import org.springframework.core.env.Environment;
 
 /**
  * One instance of the benchmarked application: the starter as a user gets it, plus a handler that records when
- * each task starts (and works as long as the plan says, mixed-durations), and (unless {@code bench.client-counts=false})
- * counters on what the instance sends to the database and Redis. {@link Instances} starts several of these in one JVM.
+ * each task starts (and works as long as the plan says, mixed-durations), and (unless
+ * {@code bench.client-counts=false}) counters on what the instance sends to the database and Redis.
+ * {@link Instances} starts several of these in one JVM.
  */
 @SpringBootConfiguration(proxyBeanMethods = false)
 @EnableAutoConfiguration

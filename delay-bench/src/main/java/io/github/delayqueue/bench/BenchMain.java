@@ -48,6 +48,9 @@ public final class BenchMain {
     static boolean run(BenchOptions options, String[] args) {
         PrintStream out = System.out;
         Servers servers = Servers.resolve(options.properties, options.redisClusterNodes, System.getenv());
+        if (options.isFreshChild()) {
+            return runFreshChild(options, servers, out);
+        }
         if (options.redis.contains("cluster") && servers.redisClusterNodes.isEmpty()) {
             System.err.println("--redis cluster needs --redis-cluster-nodes or DELAY_TEST_REDIS_CLUSTER_NODES");
             return false;
@@ -69,8 +72,12 @@ public final class BenchMain {
             BenchRun run = new BenchRun(options, servers, spec);
             Map<String, Object> result;
             try {
-                result = run.execute();
-                if (Outcomes.failed(result)) {
+                result = spec.fresh() ? FreshJvm.run(args, spec) : run.execute();
+                if (result.containsKey("error")) {
+                    ok = false;
+                    System.err.println("[bench] " + run.describe() + " failed: " + result.get("error"));
+                }
+                else if (Outcomes.failed(result)) {
                     ok = ok && !options.failOnLoss;
                     System.err.println("[bench] " + run.describe() + ": " + result.get("duplicates")
                             + " duplicate(s), " + result.get("lost") + " lost, " + result.get("started_early")
@@ -82,12 +89,7 @@ public final class BenchMain {
                 ok = false;
                 System.err.println("[bench] " + run.describe() + " failed:");
                 ex.printStackTrace();
-                result = new LinkedHashMap<>();
-                result.put("workload", spec.workload());
-                result.put("mode", spec.mode());
-                result.put("instances", spec.instances());
-                result.put("repetition", spec.repetition());
-                result.put("error", String.valueOf(ex));
+                result = failure(spec, ex);
             }
             result.put("commit", commit);
             String line = json(result);
@@ -100,6 +102,44 @@ public final class BenchMain {
         out.println(Summary.render(results));
         out.flush();
         return ok;
+    }
+
+    /**
+     * The child JVM of a fresh run: its one run, the result behind {@link FreshJvm#RESULT} on stdout, nothing else
+     * there (the parent prints the headers and the summary). Fails only when the run itself failed.
+     */
+    private static boolean runFreshChild(BenchOptions options, Servers servers, PrintStream out) {
+        boolean ok = true;
+        for (RunSpec spec : RunSpec.expand(options)) {
+            Map<String, Object> result;
+            try {
+                result = new BenchRun(options, servers, spec).execute();
+            }
+            catch (Exception | Error ex) {
+                ok = false;
+                System.err.println("[bench] " + spec.describe() + " failed in the fresh JVM:");
+                ex.printStackTrace();
+                result = failure(spec, ex);
+            }
+            out.println(FreshJvm.RESULT + json(result));
+            out.flush();
+        }
+        return ok;
+    }
+
+    private static Map<String, Object> failure(RunSpec spec, Throwable ex) {
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("workload", spec.workload());
+        result.put("mode", spec.mode());
+        result.put("instances", spec.instances());
+        if (spec.callers() > 0) {
+            result.put("enqueue_threads", spec.callers());
+            result.put("jvm", spec.jvm());
+            result.put("tx", spec.tx());
+        }
+        result.put("repetition", spec.repetition());
+        result.put("error", String.valueOf(ex));
+        return result;
     }
 
     static String json(Map<String, Object> result) {

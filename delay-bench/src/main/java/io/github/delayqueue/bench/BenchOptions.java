@@ -26,11 +26,18 @@ final class BenchOptions {
                                                mixed-durations: the window the due times spread over (default 30s)
               --repeat K                       runs per combination; the summary shows median, min, max (default 3)
               --lead D                         burst/mixed-durations: first due this long after scheduling starts
-                                               (default 5s); steady/mixed/soak: delay of every task (default 1s)
+                                               (default 5s); enqueue: all due this long after the first call
+                                               (default 3s); steady/mixed/soak: delay of every task (default 1s)
               --threads N --prefetch N --batch-size N   delay.worker.* (defaults: the starter's)
               --threshold D --migration-interval D      mixed: delay.hybrid.* (default 10s, 2s)
               --far-max D                      mixed: longest delay of the far tier (default 3 x threshold)
-              --enqueue-threads N              enqueue: threads calling schedule() (default 8)
+              --enqueue-threads N[,..]         enqueue: threads calling schedule(), each value its own run
+                                               (default 16)
+              --jvm fresh|warm[,..]            enqueue: fresh = the measured calls are the first thing a JVM of
+                                               their own does (a child JVM per run); warm = in this JVM, after a
+                                               warm-up of the same calls (default warm)
+              --tx none|business-row[,..]      enqueue: each schedule() alone, or inside a Spring transaction that
+                                               also inserts a row into bench_order (default none)
               --redis single|cluster[,..]      hybrid runs against one Redis or a Redis Cluster (default single)
               --redis-cluster-nodes H:P[,..]   the cluster's seed nodes (default DELAY_TEST_REDIS_CLUSTER_NODES)
               --shards N                       delay.redis.shards of cluster runs (default 3)
@@ -47,7 +54,9 @@ final class BenchOptions {
               --ceiling true|false             measure the raw SQL/Lua ceiling in each run (default true; never
                                                for soak and mixed-durations)
               --ceiling-batch N                rows per raw claim (default min(threads + prefetch, batch-size))
-              --warmup N                       tasks run (and not measured) before each run's workload (default 1000)
+              --warmup N                       tasks run (and not measured) before each run's workload (default
+                                               1000); enqueue warm: calls made before the measured ones (default
+                                               --tasks); enqueue fresh: none, whatever this says
               --timeout D                      give up waiting for tasks after this long without progress (default 60s)
               --client-counts true|false       count JDBC statements and Redis commands in the client, time claims
                                                and count purged rows (default true; soak always does: its rows
@@ -60,6 +69,14 @@ final class BenchOptions {
             password) and 127.0.0.1:6379. Each run creates its own database and Redis key prefix and removes them.""";
 
     static final List<String> WORKLOADS = List.of("burst", "steady", "mixed", "enqueue", "soak", "mixed-durations");
+
+    static final String FRESH = "fresh";
+
+    static final String WARM = "warm";
+
+    static final String TX_NONE = "none";
+
+    static final String TX_BUSINESS_ROW = "business-row";
 
     List<String> modes = List.of("hybrid");
 
@@ -93,7 +110,11 @@ final class BenchOptions {
 
     Duration farMax;
 
-    int enqueueThreads = 8;
+    List<Integer> enqueueThreads = List.of(16);
+
+    List<String> jvms = List.of(WARM);
+
+    List<String> txs = List.of(TX_NONE);
 
     List<String> redis = List.of("single");
 
@@ -123,7 +144,14 @@ final class BenchOptions {
 
     Duration timeout = Duration.ofSeconds(60);
 
-    int warmup = 1000;
+    /** As given; {@link #warmup(String)} applies the per-workload default. */
+    Integer warmup;
+
+    /**
+     * Set only in the child JVM a fresh enqueue run starts ({@link FreshJvm}): the repetition it makes. The child
+     * runs the one combination its command line pins and prints nothing but that run's result.
+     */
+    Integer freshChild;
 
     boolean clientCounts = true;
 
@@ -195,7 +223,10 @@ final class BenchOptions {
             case "threshold" -> threshold = duration("threshold", value);
             case "migration-interval" -> migrationInterval = duration("migration-interval", value);
             case "far-max" -> farMax = duration("far-max", value);
-            case "enqueue-threads" -> enqueueThreads = positive("enqueue-threads", value);
+            case "enqueue-threads" -> enqueueThreads = list(value, v -> positive("enqueue-threads", v));
+            case "jvm" -> jvms = list(value, v -> oneOf("jvm", v, FRESH, WARM));
+            case "tx" -> txs = list(value, v -> oneOf("tx", v, TX_NONE, TX_BUSINESS_ROW));
+            case "fresh-child" -> freshChild = positive("fresh-child", value);
             case "redis" -> redis = list(value, v -> {
                 String redis = v.toLowerCase(Locale.ROOT);
                 if (!redis.equals("single") && !redis.equals("cluster")) {
@@ -256,8 +287,24 @@ final class BenchOptions {
         if (lead != null) {
             return lead;
         }
-        return workload.equals("burst") || workload.equals("mixed-durations") ? Duration.ofSeconds(5)
-                : Duration.ofSeconds(1);
+        return switch (workload) {
+            case "burst", "mixed-durations" -> Duration.ofSeconds(5);
+            case "enqueue" -> Duration.ofSeconds(3);
+            default -> Duration.ofSeconds(1);
+        };
+    }
+
+    /**
+     * Tasks run before the measurement: the option, else for enqueue as many calls as the measured ones (a JIT
+     * warms up over thousands of calls, not a few hundred), else 1,000.
+     */
+    int warmup(String workload) {
+        return warmup != null ? warmup : workload.equals("enqueue") ? tasks(workload) : 1000;
+    }
+
+    /** Whether this process is the child JVM of a fresh run. */
+    boolean isFreshChild() {
+        return freshChild != null;
     }
 
     /** Whether the instances get the actuator's meters, health and endpoint: the option, else only for soak. */
@@ -323,6 +370,14 @@ final class BenchOptions {
             throw new UsageException("Empty list: '" + value + "'");
         }
         return List.copyOf(values);
+    }
+
+    private static String oneOf(String name, String value, String... allowed) {
+        String v = value.toLowerCase(Locale.ROOT);
+        if (!List.of(allowed).contains(v)) {
+            throw new UsageException("--" + name + " takes " + String.join(" or ", allowed) + ", not '" + value + "'");
+        }
+        return v;
     }
 
     private static int positive(String name, String value) {

@@ -1,22 +1,18 @@
 package io.github.delayqueue.bench;
 
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.delayqueue.api.DelayQueue;
-import io.github.delayqueue.api.TaskRequest;
 import io.github.delayqueue.engine.QueueClock;
 
 /**
  * One run: a fresh database and key prefix, whatever the workload prepares, N instances of {@link BenchApp}, a
  * warm-up, the workload, the wait for every task to start and every result to be written, counters before and
  * after, a look at what is left in the database and the index, the instances stopped; the raw ceiling on the same
- * servers before and after the workload; all removed at the end.
+ * servers before and after the workload (enqueue: after only); all removed at the end.
  */
 final class BenchRun {
 
@@ -70,8 +66,10 @@ final class BenchRun {
                 instances.start(new BenchApp.Slot(recorder, i, warmups));
             }
             run.instances(instances);
-            warmUp(instances.queue(), warmups);
-            Map<String, Object> ceilingBefore = options.ceiling(name) ? CeilingRuns.measure(run, "before") : null;
+            workload.warmUp(run, warmups);
+            boolean ceiling = options.ceiling(name);
+            Map<String, Object> ceilingBefore = ceiling && workload.ceilingBefore()
+                    ? CeilingRuns.measure(run, "before") : null;
 
             // --- measured from here ---------------------------------------------------------------------------
             Map<String, Long> dbBefore = ServerCounters.database(servers);
@@ -85,13 +83,8 @@ final class BenchRun {
 
             Waits waits = new Waits(servers, database, table);
             workload.schedule(run, result);
-            if (workload.runsTasks()) {
-                waits.awaitStarts(recorder, options.timeout, result);
-                waits.awaitWritten(recorder, Waits.writePatience(plan), result);
-            }
-            else {
-                waits.countTasks(result, "rows_after");
-            }
+            waits.awaitStarts(recorder, options.timeout, result);
+            waits.awaitWritten(recorder, Waits.writePatience(plan), result);
             workload.finish(run, result);
 
             long cpuAfter = Machine.processCpuNanos();
@@ -111,26 +104,17 @@ final class BenchRun {
             }
             clocks(instances, result);
             waits.statuses(result);
-            if (!workload.runsTasks()) {
-                long rows = ((Number) result.get("rows_after")).longValue();
-                result.put("lost", Math.max(0, n - rows));
-                result.put("duplicates", Math.max(0, rows - n));
-                if (run.hybrid()) {
-                    result.put("indexed", redis.sortedSetSizes(prefix + ":due:*"));
-                }
-            }
-            else if (run.hybrid()) {
+            if (run.hybrid()) {
                 result.put("index_left", redis.sortedSetSizes(prefix + ":due:*"));
             }
+            workload.afterMeasurement(run, result);
 
             instances.close();
 
-            if (workload.runsTasks()) {
-                Outcomes.describe(recorder, spec.instances(), result);
-            }
+            Outcomes.describe(recorder, spec.instances(), result);
             Costs.describe(client, ServerCounters.delta(dbBefore, dbAfter),
                     ServerCounters.delta(redisBefore, redisAfter), waits.polls(), n, result);
-            if (ceilingBefore != null) {
+            if (ceiling) {
                 CeilingRuns.merge(name, ceilingBefore, CeilingRuns.measure(run, "after"), result);
             }
             return result;
@@ -164,11 +148,16 @@ final class BenchRun {
         if (!spec.variant().isEmpty()) {
             result.put("variant", spec.variant());
         }
+        if (spec.callers() > 0) {
+            result.put("enqueue_threads", spec.callers());
+            result.put("jvm", spec.jvm());
+            result.put("tx", spec.tx());
+        }
         if (BenchOptions.paced(name)) {
             result.put("rate", spec.rate());
             result.put("duration_s", options.duration(name).toMillis() / 1000.0);
         }
-        result.put("tasks", name.equals("enqueue") ? n / 2 : n);
+        result.put("tasks", n);
         result.put("actuator", options.actuator(name));
         result.put("repetition", spec.repetition());
         return result;
@@ -189,35 +178,5 @@ final class BenchRun {
         }
         result.put("clock_offset_ms", offsets);
         result.put("clock_uncertainty_ms", uncertainty);
-    }
-
-    private void warmUp(DelayQueue queue, AtomicInteger warmups) throws InterruptedException {
-        int count = options.warmup;
-        if (count == 0) {
-            return;
-        }
-        List<TaskRequest> batch = new ArrayList<>();
-        int singles = Math.min(200, count / 4);
-        for (int i = 0; i < count - singles; i++) {
-            batch.add(TaskRequest.of(BenchApp.WARMUP_TYPE, i).dueAt(Instant.now()).build());
-            if (batch.size() == 100) {
-                queue.scheduleAll(batch);
-                batch.clear();
-            }
-        }
-        if (!batch.isEmpty()) {
-            queue.scheduleAll(batch);
-        }
-        for (int i = 0; i < singles; i++) {
-            queue.schedule(BenchApp.WARMUP_TYPE, i, Instant.now());
-        }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (warmups.get() < count && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
-        if (warmups.get() < count) {
-            log("warm-up: only " + warmups.get() + " of " + count + " tasks ran within 60s");
-        }
-        Thread.sleep(500); // let the last results be written before the counters are read
     }
 }

@@ -9,7 +9,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,54 +20,31 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
+import io.github.delayqueue.store.LibrarySql;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
 
 /**
- * The raw ceiling: the library's own claim-and-complete SQL (and, in hybrid mode, its Lua pop) done in tight loops
- * with plain JDBC and Lettuce, no Spring, no engine. Per instance of the run, one claiming thread (pop, then
- * {@code SELECT ... FOR UPDATE SKIP LOCKED} and the {@code RUNNING} compare-and-set in one transaction) and one
- * completing thread (the {@code SUCCEEDED} update in batches of up to 1,000), as the engine's dispatcher and result
- * writer do. Connections stay in manual-commit mode, statements are prepared by the same driver with the same URL.
- * It runs on a table of its own ({@code CREATE TABLE ... LIKE} the task table) after the instances are stopped.
+ * The raw ceiling: what the library's hot path sends, claim and complete (and, in hybrid mode, its Lua pop), done
+ * in tight loops with plain JDBC and Lettuce, no Spring, no engine. Per instance of the run, one claiming thread
+ * (pop.lua, then {@code SELECT ... FOR UPDATE SKIP LOCKED} by the popped ids and the {@code RUNNING} compare-and-set
+ * that takes the next claim number, in one transaction; jdbc mode: the same by due time) and one completing thread
+ * (the {@code SUCCEEDED} update of up to 1,000 claims, each matched by id and claim number, which also counts the
+ * attempt), as the engine's dispatcher and result writer do when a handler's start and end fall in one result
+ * batch, the usual case in a burst. The statements are the library's own ({@link LibrarySql} reads
+ * {@code TaskSql}). Connections stay in manual-commit mode, statements are prepared by the same driver with the same
+ * URL. It runs on a table of its own ({@code CREATE TABLE ... LIKE} the task table).
  */
 final class Ceiling {
-
-    // --- The statements, copied from io.github.delayqueue.store.TaskSql (keep in step). -----------------------
-
-    static final String CLAIM_COLUMNS = "id, task_type, task_key, payload, due_at, attempts, max_attempts, created_at";
-
-    static final String INSERT = """
-            INSERT INTO %1$s (task_type, task_key, payload, due_at, status, attempts, max_attempts, created_at, updated_at)
-            VALUES %2$s""";
-
-    static final String INSERT_ROW = "(?, ?, ?, ?, ?, 0, ?, ?, ?)";
-
-    static final String SELECT_DUE_FOR_CLAIM = """
-            SELECT %2$s FROM %1$s
-            WHERE status = ? AND due_at <= ?
-            ORDER BY due_at
-            LIMIT ?
-            FOR UPDATE SKIP LOCKED""";
-
-    static final String SELECT_IDS_FOR_CLAIM = """
-            SELECT %3$s FROM %1$s
-            WHERE id IN (%2$s) AND status IN ('SCHEDULED', 'QUEUED') AND due_at <= ?
-            FOR UPDATE SKIP LOCKED""";
-
-    static final String MARK_RUNNING = """
-            UPDATE %1$s SET status = 'RUNNING', owner = ?, lease_until = ?, attempts = attempts + 1, updated_at = ?
-            WHERE id IN (%2$s) AND status IN ('SCHEDULED', 'QUEUED')""";
-
-    static final String MARK_SUCCEEDED = """
-            UPDATE %1$s SET status = 'SUCCEEDED', lease_until = NULL, updated_at = ?
-            WHERE id IN (%2$s) AND status = 'RUNNING' AND owner = ?""";
 
     /** Rows per multi-row INSERT and per SUCCEEDED update, as in JdbcTaskStore / Completer. */
     private static final int MAX_ROWS = 1000;
 
     /** Entries per add.lua call, as in RedisTimeIndex. */
     private static final int MAX_ADD = 500;
+
+    /** The lease a raw claim takes, as the starter's default. */
+    private static final long LEASE_MILLIS = 30_000;
 
     static final String TABLE = "bench_ceiling";
 
@@ -91,10 +67,17 @@ final class Ceiling {
         this.redisTarget = redis;
     }
 
-    private String key() {
+    /** The ceiling's sorted set: one hash tag, so one cluster node, like one shard of the library's index. */
+    String key() {
         return keyPrefix + ":ceiling:{" + keyPrefix + ":ceiling}";
     }
 
+    /** The channel add.lua announces a new head on; nobody listens to the ceiling's. */
+    String wakeChannel() {
+        return keyPrefix + ":ceiling-wake";
+    }
+
+    /** A Lua script of the library's index, read from the library's jar. */
     static String lua(String name) {
         try (InputStream in = Ceiling.class.getClassLoader()
             .getResourceAsStream("io/github/delayqueue/index/" + name)) {
@@ -106,10 +89,6 @@ final class Ceiling {
         catch (IOException ex) {
             throw new IllegalStateException(ex);
         }
-    }
-
-    private static String placeholders(int count) {
-        return String.join(", ", Collections.nCopies(count, "?"));
     }
 
     void dropTable() throws SQLException {
@@ -133,32 +112,12 @@ final class Ceiling {
     Map<String, Object> load(int n, long dueAt) throws SQLException {
         Map<String, Object> result = new LinkedHashMap<>();
         String status = hybrid ? "QUEUED" : "SCHEDULED";
-        List<long[]> entries = new ArrayList<>(n);
+        List<Long> ids = new ArrayList<>(n);
         long start = System.nanoTime();
         try (Connection connection = servers.connect(database)) {
+            RawInsert insert = RawInsert.on(connection, TABLE);
             for (int from = 0; from < n; from += MAX_ROWS) {
-                int rows = Math.min(MAX_ROWS, n - from);
-                String sql = INSERT.formatted(TABLE, String.join(", ", Collections.nCopies(rows, INSERT_ROW)));
-                try (PreparedStatement ps = connection.prepareStatement(sql, Statement.RETURN_GENERATED_KEYS)) {
-                    int p = 1;
-                    long now = System.currentTimeMillis();
-                    for (int i = 0; i < rows; i++) {
-                        ps.setString(p++, BenchApp.TYPE);
-                        ps.setString(p++, null);
-                        ps.setString(p++, Integer.toString(from + i));
-                        ps.setLong(p++, dueAt);
-                        ps.setString(p++, status);
-                        ps.setNull(p++, java.sql.Types.INTEGER);
-                        ps.setLong(p++, now);
-                        ps.setLong(p++, now);
-                    }
-                    ps.executeUpdate();
-                    try (ResultSet keys = ps.getGeneratedKeys()) {
-                        while (keys.next()) {
-                            entries.add(new long[] { keys.getLong(1), dueAt });
-                        }
-                    }
-                }
+                ids.addAll(insert.insert(connection, Math.min(MAX_ROWS, n - from), from, dueAt, status));
             }
         }
         long inserted = System.nanoTime();
@@ -168,12 +127,12 @@ final class Ceiling {
                 RedisScriptingCommands<String, String> redis = session.scripting;
                 String add = redis.scriptLoad(lua("add.lua"));
                 long addStart = System.nanoTime();
-                for (int from = 0; from < entries.size(); from += MAX_ADD) {
+                for (int from = 0; from < ids.size(); from += MAX_ADD) {
                     List<String> args = new ArrayList<>();
-                    args.add(keyPrefix + ":ceiling-wake");
-                    for (long[] entry : entries.subList(from, Math.min(entries.size(), from + MAX_ADD))) {
-                        args.add(Long.toString(entry[1]));
-                        args.add(Long.toString(entry[0]));
+                    args.add(wakeChannel());
+                    for (Long id : ids.subList(from, Math.min(ids.size(), from + MAX_ADD))) {
+                        args.add(Long.toString(dueAt));
+                        args.add(Long.toString(id));
                     }
                     redis.evalsha(add, ScriptOutputType.INTEGER, new String[] { key() }, args.toArray(String[]::new));
                 }
@@ -209,7 +168,7 @@ final class Ceiling {
         long[] startNanos = new long[1];
         for (int c = 0; c < claimers; c++) {
             String owner = "ceiling-" + c;
-            BlockingQueue<List<Long>> done = new ArrayBlockingQueue<>(100_000);
+            BlockingQueue<List<Claim>> done = new ArrayBlockingQueue<>(100_000);
             Thread claimer = new Thread(() -> {
                 try (Connection connection = servers.connect(database);
                         RedisTarget.Session redisSession = hybrid ? redisTarget.open() : null) {
@@ -228,7 +187,7 @@ final class Ceiling {
                                     + " of " + n + " claimed");
                         }
                         long now = System.currentTimeMillis();
-                        List<Long> ids;
+                        List<Claim> ids;
                         if (redis != null) {
                             long popStart = System.nanoTime();
                             List<Object> popped = redis.evalsha(pop, ScriptOutputType.MULTI,
@@ -251,9 +210,11 @@ final class Ceiling {
                                 // SKIP LOCKED passed over a row another transaction held for a moment; the
                                 // library drops such ids and its sweep finds the row later; here they go back.
                                 List<String> back = new ArrayList<>();
-                                back.add(keyPrefix + ":ceiling-wake");
+                                back.add(wakeChannel());
+                                java.util.Set<Long> taken = new java.util.HashSet<>();
+                                ids.forEach(claim -> taken.add(claim.id()));
                                 for (Long id : candidates) {
-                                    if (!ids.contains(id)) {
+                                    if (!taken.contains(id)) {
                                         back.add(Long.toString(now));
                                         back.add(Long.toString(id));
                                     }
@@ -289,14 +250,14 @@ final class Ceiling {
                 }
             }, "ceiling-claim-" + c);
             Thread completer = new Thread(() -> {
-                // As the library's result writer: one auto-committed UPDATE per batch.
+                // As the library's result writer: one auto-committed UPDATE per batch of up to 1,000 claims.
                 try (Connection connection = servers.connect(database)) {
                     ready.countDown();
                     go.await();
-                    List<List<Long>> batches = new ArrayList<>();
+                    List<List<Claim>> batches = new ArrayList<>();
                     boolean end = false;
                     while (!end && failure.get() == null) {
-                        List<Long> first = done.poll(100, TimeUnit.MILLISECONDS);
+                        List<Claim> first = done.poll(100, TimeUnit.MILLISECONDS);
                         if (first == null) {
                             if (completed.get() >= n) {
                                 break;
@@ -306,16 +267,16 @@ final class Ceiling {
                         batches.clear();
                         batches.add(first);
                         done.drainTo(batches);
-                        List<Long> ids = new ArrayList<>();
-                        for (List<Long> b : batches) {
+                        List<Claim> ids = new ArrayList<>();
+                        for (List<Claim> b : batches) {
                             if (b.isEmpty()) {
                                 end = true;
                             }
                             ids.addAll(b);
                         }
                         for (int from = 0; from < ids.size(); from += MAX_ROWS) {
-                            List<Long> part = ids.subList(from, Math.min(ids.size(), from + MAX_ROWS));
-                            complete(connection, part, owner, phases);
+                            List<Claim> part = ids.subList(from, Math.min(ids.size(), from + MAX_ROWS));
+                            complete(connection, part, phases);
                             if (completed.addAndGet(part.size()) >= n) {
                                 lastCompleteNanos.set(System.nanoTime());
                             }
@@ -364,12 +325,17 @@ final class Ceiling {
         return result;
     }
 
-    private interface Claim {
-        List<Long> run() throws SQLException;
+    /** One claimed row: its id and the claim number the RUNNING update gave it, which the completion must match. */
+    record Claim(long id, long claim) {
+    }
+
+    private interface ClaimRound {
+        List<Claim> run() throws SQLException;
     }
 
     /** A claim that lost a deadlock is rolled back and tried again, as the library does. */
-    private static List<Long> retrying(Connection connection, AtomicLong deadlocks, Claim claim) throws SQLException {
+    private static List<Claim> retrying(Connection connection, AtomicLong deadlocks, ClaimRound claim)
+            throws SQLException {
         for (int attempt = 1;; attempt++) {
             try {
                 return claim.run();
@@ -405,12 +371,12 @@ final class Ceiling {
         return Stats.round(nanos / 1e6 / count);
     }
 
-    private static List<Long> claimDue(Connection connection, int batch, long now, String owner, Phases phases)
+    private static List<Claim> claimDue(Connection connection, int batch, long now, String owner, Phases phases)
             throws SQLException {
-        List<Long> ids = new ArrayList<>(batch);
+        List<Claim> ids = new ArrayList<>(batch);
         long start = System.nanoTime();
         try (PreparedStatement ps = connection
-            .prepareStatement(SELECT_DUE_FOR_CLAIM.formatted(TABLE, CLAIM_COLUMNS))) {
+            .prepareStatement(LibrarySql.SELECT_DUE_FOR_CLAIM.formatted(TABLE, LibrarySql.CLAIM_COLUMNS))) {
             ps.setString(1, "SCHEDULED");
             ps.setLong(2, now);
             ps.setInt(3, batch);
@@ -420,7 +386,7 @@ final class Ceiling {
         return ids;
     }
 
-    private static void finishClaim(Connection connection, List<Long> ids, long now, String owner, Phases phases,
+    private static void finishClaim(Connection connection, List<Claim> ids, long now, String owner, Phases phases,
             long start) throws SQLException {
         long selected = System.nanoTime();
         phases.select.add(selected - start);
@@ -431,12 +397,12 @@ final class Ceiling {
         phases.commit.add(System.nanoTime() - updated);
     }
 
-    private static List<Long> claimIds(Connection connection, List<Long> candidates, long now, String owner,
+    private static List<Claim> claimIds(Connection connection, List<Long> candidates, long now, String owner,
             Phases phases) throws SQLException {
         long start = System.nanoTime();
-        List<Long> ids = new ArrayList<>(candidates.size());
-        try (PreparedStatement ps = connection.prepareStatement(
-                SELECT_IDS_FOR_CLAIM.formatted(TABLE, placeholders(candidates.size()), CLAIM_COLUMNS))) {
+        List<Claim> ids = new ArrayList<>(candidates.size());
+        try (PreparedStatement ps = connection.prepareStatement(LibrarySql.SELECT_IDS_FOR_CLAIM.formatted(TABLE,
+                LibrarySql.placeholders(candidates.size()), LibrarySql.CLAIM_COLUMNS))) {
             int p = 1;
             for (Long id : candidates) {
                 ps.setLong(p++, id);
@@ -448,35 +414,40 @@ final class Ceiling {
         return ids;
     }
 
-    /** Reads every claimed column, as the library's row mapper does. */
-    private static void readClaimed(PreparedStatement ps, List<Long> ids) throws SQLException {
+    /**
+     * Reads every claimed column, as the library's row mapper does; the claim this round makes is the row's
+     * {@code claims} plus one (the RUNNING update adds it under the lock the read took).
+     */
+    private static void readClaimed(PreparedStatement ps, List<Claim> ids) throws SQLException {
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                ids.add(rs.getLong("id"));
+                long id = rs.getLong("id");
                 rs.getString("task_type");
                 rs.getString("task_key");
                 rs.getString("payload");
                 rs.getLong("due_at");
                 rs.getInt("attempts");
                 rs.getInt("max_attempts");
+                long claims = rs.getLong("claims");
                 rs.getLong("created_at");
+                ids.add(new Claim(id, claims + 1));
             }
         }
     }
 
-    private static void markRunning(Connection connection, List<Long> ids, long now, String owner)
+    private static void markRunning(Connection connection, List<Claim> ids, long now, String owner)
             throws SQLException {
         if (ids.isEmpty()) {
             return;
         }
-        try (PreparedStatement ps = connection.prepareStatement(MARK_RUNNING.formatted(TABLE,
-                placeholders(ids.size())))) {
+        try (PreparedStatement ps = connection.prepareStatement(LibrarySql.MARK_RUNNING.formatted(TABLE,
+                LibrarySql.placeholders(ids.size())))) {
             ps.setString(1, owner);
-            ps.setLong(2, now + 30_000);
+            ps.setLong(2, now + LEASE_MILLIS);
             ps.setLong(3, now);
             int p = 4;
-            for (Long id : ids) {
-                ps.setLong(p++, id);
+            for (Claim claim : ids) {
+                ps.setLong(p++, claim.id());
             }
             int updated = ps.executeUpdate();
             if (updated != ids.size()) {
@@ -485,89 +456,34 @@ final class Ceiling {
         }
     }
 
-    private static void complete(Connection connection, List<Long> ids, String owner, Phases phases)
-            throws SQLException {
+    /**
+     * The library's success write: the ids (so the primary key range is used), then the (id, claim) pairs that must
+     * match; the start time and the attempt are set here as well, since no start was written before it.
+     */
+    private static void complete(Connection connection, List<Claim> claims, Phases phases) throws SQLException {
         long start = System.nanoTime();
-        try (PreparedStatement ps = connection.prepareStatement(MARK_SUCCEEDED.formatted(TABLE,
-                placeholders(ids.size())))) {
-            ps.setLong(1, System.currentTimeMillis());
-            int p = 2;
-            for (Long id : ids) {
-                ps.setLong(p++, id);
+        try (PreparedStatement ps = connection.prepareStatement(LibrarySql.MARK_SUCCEEDED.formatted(TABLE,
+                LibrarySql.placeholders(claims.size()), LibrarySql.pairPlaceholders(claims.size())))) {
+            long now = System.currentTimeMillis();
+            ps.setLong(1, now); // started_at, when none was written
+            ps.setLong(2, now); // updated_at
+            int p = 3;
+            for (Claim claim : claims) {
+                ps.setLong(p++, claim.id());
             }
-            ps.setString(p, owner);
-            ps.executeUpdate();
+            for (Claim claim : claims) {
+                ps.setLong(p++, claim.id());
+                ps.setLong(p++, claim.claim());
+            }
+            int updated = ps.executeUpdate();
+            if (updated != claims.size()) {
+                // the ceiling's claims are never lost, so every one must match: else the claim numbers are wrong
+                throw new IllegalStateException("raw completion matched " + updated + " of " + claims.size()
+                        + " claims");
+            }
         }
         phases.completes.increment();
         phases.completeUpdate.add(System.nanoTime() - start);
-    }
-
-    /**
-     * Raw single inserts: {@code threads} threads each inserting rows one at a time (auto-commit, generated key read
-     * back) and, in hybrid mode, indexing each with one add.lua call: what a single {@code schedule()} must do.
-     */
-    Map<String, Object> singleInserts(int n, int threads, long dueAt) throws Exception {
-        AtomicInteger next = new AtomicInteger();
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        List<Thread> workers = new ArrayList<>();
-        CountDownLatch ready = new CountDownLatch(threads);
-        CountDownLatch go = new CountDownLatch(1);
-        String sql = INSERT.formatted(TABLE, INSERT_ROW);
-        String status = hybrid ? "QUEUED" : "SCHEDULED";
-        for (int t = 0; t < threads; t++) {
-            workers.add(new Thread(() -> {
-                try (Connection connection = servers.connect(database);
-                        RedisTarget.Session redisSession = hybrid ? redisTarget.open() : null) {
-                    RedisScriptingCommands<String, String> redis = redisSession == null ? null
-                            : redisSession.scripting;
-                    String add = redis == null ? null : redis.scriptLoad(lua("add.lua"));
-                    ready.countDown();
-                    go.await();
-                    int slot;
-                    while ((slot = next.getAndIncrement()) < n) {
-                        long id;
-                        try (PreparedStatement ps = connection.prepareStatement(sql,
-                                Statement.RETURN_GENERATED_KEYS)) {
-                            long now = System.currentTimeMillis();
-                            ps.setString(1, BenchApp.TYPE);
-                            ps.setString(2, null);
-                            ps.setString(3, Integer.toString(slot));
-                            ps.setLong(4, dueAt);
-                            ps.setString(5, status);
-                            ps.setNull(6, java.sql.Types.INTEGER);
-                            ps.setLong(7, now);
-                            ps.setLong(8, now);
-                            ps.executeUpdate();
-                            try (ResultSet keys = ps.getGeneratedKeys()) {
-                                keys.next();
-                                id = keys.getLong(1);
-                            }
-                        }
-                        if (redis != null) {
-                            redis.evalsha(add, ScriptOutputType.INTEGER, new String[] { key() },
-                                    keyPrefix + ":ceiling-wake", Long.toString(dueAt), Long.toString(id));
-                        }
-                    }
-                }
-                catch (Throwable ex) {
-                    failure.compareAndSet(null, ex);
-                }
-            }, "ceiling-insert-" + t));
-        }
-        workers.forEach(Thread::start);
-        ready.await();
-        long start = System.nanoTime();
-        go.countDown();
-        for (Thread worker : workers) {
-            worker.join();
-        }
-        long end = System.nanoTime();
-        if (failure.get() != null) {
-            throw new IllegalStateException("The raw single inserts failed: " + failure.get(), failure.get());
-        }
-        Map<String, Object> result = new LinkedHashMap<>();
-        result.put("raw_single_per_s", Stats.round(n / seconds(end - start)));
-        return result;
     }
 
     static double seconds(long nanos) {

@@ -1,78 +1,194 @@
 package io.github.delayqueue.bench;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.TaskRequest;
 import io.github.delayqueue.engine.QueueClock;
 
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
 /**
- * enqueue: n tasks with one {@code scheduleAll}, then n single {@code schedule()} calls from
- * {@code --enqueue-threads} threads (no transaction), all due 30 minutes ahead, so nothing runs.
+ * enqueue, as applications call it: n single {@code schedule(type, payload, Instant)} calls made by
+ * {@code --enqueue-threads} threads as fast as they can, all due at one instant {@code --lead} after the first
+ * call, while the instances' consumers run: a burst whose enqueue is part of the run. Each call is timed on its
+ * thread; the burst's lateness is measured as in every workload. Variants: outside any transaction, or each call in a
+ * Spring transaction (the instance's {@link PlatformTransactionManager}) that also inserts a {@link BusinessRow};
+ * in a fresh JVM (no warm-up: {@link FreshJvm} makes the run the first thing its JVM does) or after a warm-up of
+ * the same calls. After the measurement, {@code scheduleAll} of n tasks due 30 minutes ahead is timed too.
  */
 final class EnqueueWorkload implements Workload {
 
+    /** The tasks of the scheduleAll measurement: due long after the run, never run, not recorded. */
+    static final String LATER_TYPE = "bench.later";
+
+    private long businessRowsBefore;
+
     @Override
-    public boolean runsTasks() {
-        return false;
+    public void prepare(Run run, Map<String, Object> result) throws Exception {
+        if (run.spec.businessRow()) {
+            BusinessRow.createTable(run.servers, run.database);
+        }
+    }
+
+    /**
+     * Warm: the same calls (same threads, same transaction variant) of warm-up tasks due at once, so the consumers
+     * run them too, then the wait until they all ran. Fresh: nothing, the measured calls come first.
+     */
+    @Override
+    public void warmUp(Run run, AtomicInteger warmups) throws Exception {
+        if (run.spec.fresh()) {
+            return;
+        }
+        int count = run.options.warmup(run.spec.workload());
+        if (count == 0) {
+            return;
+        }
+        ScheduleCall warm = new ScheduleCall(run, BenchApp.WARMUP_TYPE, null);
+        Calls.run("bench-warmup", count, run.spec.callers(), thread -> warm);
+        WarmUp.awaitRan(warmups, count);
     }
 
     @Override
-    public void schedule(Run run, Map<String, Object> result) throws InterruptedException {
+    public void schedule(Run run, Map<String, Object> result) throws Exception {
         Plan plan = run.plan;
-        DelayQueue queue = run.instances().queue();
-        QueueClock clock = run.instances().clock();
-        int enqueueThreads = run.options.enqueueThreads;
-        plan.place(Recorder.wallMicros());
-        int half = plan.size() / 2;
-        List<TaskRequest> batch = plan.requests(0, half, clock);
-        long start = System.nanoTime();
-        queue.scheduleAll(batch);
-        long end = System.nanoTime();
-        result.put("schedule_all_per_s", Stats.round(half / Ceiling.seconds(end - start)));
+        if (run.spec.businessRow()) {
+            businessRowsBefore = BusinessRow.count(run.servers, run.database);
+        }
+        ScheduleCall measured = new ScheduleCall(run, BenchApp.TYPE, plan);
+        // all due lead after the first call: the due instant is fixed as the threads start
+        Calls.Times times = Calls.run("bench-schedule", plan.size(), run.spec.callers(), thread -> measured,
+                () -> plan.place(Recorder.wallMicros()));
+        times.describe("single_per_s", "single_call_", result);
+        result.put("pool_max_size", poolSize(run));
+        result.put("enqueue_ms", Stats.round((times.endNanos() - times.startNanos()) / 1e6));
+        long due = plan.firstDueWallMicros();
+        long lastCall = Long.MIN_VALUE;
+        int afterDue = 0;
+        for (long returned : plan.calledWallMicros) {
+            lastCall = Math.max(lastCall, returned);
+            afterDue += returned > due ? 1 : 0;
+        }
+        result.put("enqueue_done_after_due_ms", Stats.round((lastCall - due) / 1000.0));
+        result.put("enqueued_before_due", lastCall < due);
+        result.put("calls_returned_after_due", afterDue);
+    }
 
-        List<TaskRequest> singles = plan.requests(half, plan.size(), clock);
-        AtomicInteger next = new AtomicInteger();
-        long[] latencyNanos = new long[singles.size()];
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        List<Thread> threads = new ArrayList<>();
-        for (int t = 0; t < enqueueThreads; t++) {
-            threads.add(new Thread(() -> {
-                int k;
-                while ((k = next.getAndIncrement()) < singles.size() && failure.get() == null) {
-                    long s = System.nanoTime();
-                    try {
-                        queue.schedule(singles.get(k));
-                    }
-                    catch (RuntimeException ex) {
-                        failure.compareAndSet(null, ex);
-                    }
-                    latencyNanos[k] = System.nanoTime() - s;
-                }
-            }, "bench-schedule-" + t));
+    /**
+     * The instance's connection pool: a transaction holds a connection from its first statement to its commit, so
+     * with more calling threads than connections the business-row calls wait for the pool (the raw loops do not:
+     * they have a connection per thread). Null when the pool is not Hikari.
+     */
+    private static Integer poolSize(Run run) {
+        try {
+            return run.instances().get(0).getBean(DataSource.class).unwrap(HikariDataSource.class).getMaximumPoolSize();
         }
-        long singleStart = System.nanoTime();
-        threads.forEach(Thread::start);
-        for (Thread thread : threads) {
-            thread.join();
+        catch (java.sql.SQLException | RuntimeException ex) {
+            return null;
         }
-        long singleEnd = System.nanoTime();
-        if (failure.get() != null) {
-            throw new IllegalStateException("schedule() failed: " + failure.get(), failure.get());
+    }
+
+    /** The business variant committed exactly one order per call, or the run measured something else. */
+    @Override
+    public void finish(Run run, Map<String, Object> result) throws Exception {
+        if (run.spec.businessRow()) {
+            long rows = BusinessRow.count(run.servers, run.database) - businessRowsBefore;
+            result.put("business_rows", rows);
+            if (rows != run.plan.size()) {
+                throw new IllegalStateException(rows + " business rows committed for " + run.plan.size() + " calls");
+            }
         }
-        double[] ms = new double[latencyNanos.length];
-        for (int k = 0; k < ms.length; k++) {
-            ms[k] = latencyNanos[k] / 1e6;
+    }
+
+    /** {@code scheduleAll} of n tasks in one call, due 30 minutes ahead: the multi-row path, after the counters. */
+    @Override
+    public void afterMeasurement(Run run, Map<String, Object> result) {
+        int n = run.plan.size();
+        Instant later = Instant.now().plus(Duration.ofMinutes(30));
+        List<TaskRequest> batch = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            batch.add(TaskRequest.of(LATER_TYPE, i).dueAt(later).build());
         }
-        double[] sorted = Stats.sorted(ms);
-        result.put("enqueue_threads", enqueueThreads);
-        result.put("single_per_s", Stats.round(singles.size() / Ceiling.seconds(singleEnd - singleStart)));
-        result.put("single_call_p50_ms", Stats.round(Stats.percentile(sorted, 0.50)));
-        result.put("single_call_p99_ms", Stats.round(Stats.percentile(sorted, 0.99)));
-        result.put("single_call_max_ms", Stats.round(Stats.percentile(sorted, 1.0)));
+        long start = System.nanoTime();
+        run.instances().queue().scheduleAll(batch);
+        long end = System.nanoTime();
+        result.put("schedule_all_per_s", Stats.round(n / Ceiling.seconds(end - start)));
+    }
+
+    /** The raw loops run after the measurement in both variants: before it they would warm a fresh JVM. */
+    @Override
+    public boolean ceilingBefore() {
+        return false;
+    }
+
+    /**
+     * One call as an application makes it, on instance 0: {@code schedule(type, slot, dueAt)}, alone or inside a
+     * transaction with a business row. Shared by the threads: it holds nothing of one thread's.
+     */
+    private static final class ScheduleCall implements Calls.Caller {
+
+        private final DelayQueue queue;
+
+        private final QueueClock clock;
+
+        private final String type;
+
+        /** The measured calls' plan; null for the warm-up, whose tasks are due at once and not recorded. */
+        private final Plan plan;
+
+        private final TransactionTemplate tx;
+
+        private final JdbcTemplate jdbc;
+
+        private final String insertOrder = BusinessRow.insertInto(BusinessRow.TABLE);
+
+        ScheduleCall(Run run, String type, Plan plan) {
+            ConfigurableApplicationContext context = run.instances().get(0);
+            this.queue = run.instances().queue();
+            this.clock = run.instances().clock();
+            this.type = type;
+            this.plan = plan;
+            boolean business = run.spec.businessRow();
+            this.tx = business ? new TransactionTemplate(context.getBean(PlatformTransactionManager.class)) : null;
+            this.jdbc = business ? new JdbcTemplate(context.getBean(DataSource.class)) : null;
+        }
+
+        @Override
+        public void call(int slot) {
+            Instant dueAt = plan == null ? Instant.now() : plan.dueAt(slot);
+            if (tx == null) {
+                queue.schedule(type, slot, dueAt);
+                return;
+            }
+            tx.executeWithoutResult(status -> {
+                jdbc.update(insertOrder, System.currentTimeMillis());
+                queue.schedule(type, slot, dueAt);
+            });
+        }
+
+        /**
+         * Notes when the call returned, and the due time the library stored: the caller's instant on the queue clock,
+         * unless the queue clock had passed it already, when the library stored its own "now" instead.
+         */
+        @Override
+        public void after(int slot) {
+            if (plan == null) {
+                return;
+            }
+            plan.calledWallMicros[slot] = Recorder.wallMicros();
+            long asked = clock.toQueueMillis(plan.dueAt(slot));
+            plan.queueDueMillis[slot] = clock.latestNow() < asked ? asked : Plan.DUE_UNCHECKED;
+        }
     }
 }

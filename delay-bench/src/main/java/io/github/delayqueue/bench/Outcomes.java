@@ -33,6 +33,9 @@ final class Outcomes {
         long early = 0;
         long queueEarly = 0;
         long dueMismatch = 0;
+        long dueUnchecked = 0;
+        boolean enqueue = workload.equals("enqueue");
+        List<Double> afterCall = new ArrayList<>();
         long lastStart = Long.MIN_VALUE;
         long firstStart = Long.MAX_VALUE;
         List<Double> wall = new ArrayList<>(n);
@@ -59,8 +62,15 @@ final class Outcomes {
             if (queueLate < -EARLY_TOLERANCE_MS) {
                 queueEarly++;
             }
-            if (recorder.contextDueMillis(i) != plan.queueDueMillis[i]) {
+            if (plan.queueDueMillis[i] == Plan.DUE_UNCHECKED) {
+                dueUnchecked++;
+            }
+            else if (recorder.contextDueMillis(i) != plan.queueDueMillis[i]) {
                 dueMismatch++;
+            }
+            if (enqueue && plan.calledWallMicros[i] != 0) {
+                // a task whose call returned after its due time cannot start before the call returned
+                afterCall.add((start - Math.max(plan.dueWallMicros[i], plan.calledWallMicros[i])) / 1000.0);
             }
             wall.add(late);
             queue.add(queueLate);
@@ -73,17 +83,25 @@ final class Outcomes {
         result.put("started_early", early);
         result.put("queue_started_early", queueEarly);
         result.put("due_mismatch", dueMismatch);
+        if (enqueue) {
+            result.put("due_unchecked", dueUnchecked);
+        }
         result.put("retried", recorder.retries());
         double[] sorted = Stats.sorted(wall);
         result.put("lateness_min_ms", Stats.round(Stats.percentile(sorted, 0)));
         Stats.percentiles(result, "lateness_", sorted, true);
         result.put("lateness_mean_ms", Stats.round(Stats.mean(sorted)));
         Stats.percentiles(result, "queue_lateness_", Stats.sorted(queue), true);
-        if (workload.equals("burst") && !wall.isEmpty()) {
+        if ((workload.equals("burst") || enqueue) && !wall.isEmpty()) {
             long due = plan.dueWallMicros[0];
-            result.put("drain_per_s", Stats.round(n / ((lastStart - due) / 1e6)));
+            if (!enqueue) { // an enqueue's drain is paced by its calls when they outlast the lead
+                result.put("drain_per_s", Stats.round(n / ((lastStart - due) / 1e6)));
+            }
             result.put("first_start_after_due_ms", Stats.round((firstStart - due) / 1000.0));
             result.put("last_start_after_due_ms", Stats.round((lastStart - due) / 1000.0));
+        }
+        if (enqueue) {
+            Stats.percentiles(result, "lateness_after_call_", Stats.sorted(afterCall), false);
         }
         if (workload.equals("mixed")) {
             tier(result, "near_", tier0, queueTier0);

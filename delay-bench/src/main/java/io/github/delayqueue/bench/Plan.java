@@ -1,6 +1,5 @@
 package io.github.delayqueue.bench;
 
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,7 +20,8 @@ import io.github.delayqueue.engine.QueueClock;
  * due times are uniform;</li>
  * <li>mixed: like steady, but 80% with a delay uniform in [lead, threshold - 0.5s] (indexed at once in hybrid mode)
  * and 20% uniform in [threshold + 1s, farMax] (kept in the database until migration moves them);</li>
- * <li>enqueue: n tasks for {@code scheduleAll} and n for single calls, all due 30 minutes ahead (nothing runs);</li>
+ * <li>enqueue: like burst, all due at origin + lead, but scheduled by single calls from several threads, so the
+ * consumers drain while the calls go on; when each call returned is noted ({@link #calledWallMicros});</li>
  * <li>mixed-durations: all scheduled at once, due uniformly over {@code duration} from origin + lead; every
  * {@code slowEvery}-th handler takes {@code slowFor}, the others {@code fastFor}.</li>
  * </ul>
@@ -59,6 +59,15 @@ final class Plan {
      */
     final long[] queueDueMillis;
 
+    /**
+     * In {@link #queueDueMillis}: the task was scheduled when its due time had passed on the queue clock, so the
+     * library stored its own "now", which the benchmark cannot know to the millisecond; not checked.
+     */
+    static final long DUE_UNCHECKED = Long.MIN_VALUE;
+
+    /** enqueue: when each slot's {@code schedule()} returned, epoch microseconds of the wall clock (0: not yet). */
+    final long[] calledWallMicros;
+
     private Plan(String workload, int size) {
         this.workload = workload;
         this.scheduleAtMicros = new long[size];
@@ -67,6 +76,7 @@ final class Plan {
         this.tier = new byte[size];
         this.workMillis = new int[size];
         this.queueDueMillis = new long[size];
+        this.calledWallMicros = new long[size];
     }
 
     int size() {
@@ -80,8 +90,7 @@ final class Plan {
 
     static int size(BenchOptions options, String workload, int rate) {
         return switch (workload) {
-            case "burst", "mixed-durations" -> options.tasks(workload);
-            case "enqueue" -> options.tasks(workload) * 2;
+            case "burst", "mixed-durations", "enqueue" -> options.tasks(workload);
             default -> (int) Math.max(1, Math.round(rate * options.duration(workload).toMillis() / 1000.0));
         };
     }
@@ -91,15 +100,9 @@ final class Plan {
         int n = plan.size();
         long lead = options.lead(workload).toNanos() / 1000;
         switch (workload) {
-            case "burst" -> {
+            case "burst", "enqueue" -> {
                 for (int i = 0; i < n; i++) {
                     plan.delayMicros[i] = lead;
-                }
-            }
-            case "enqueue" -> {
-                long later = Duration.ofMinutes(30).toNanos() / 1000;
-                for (int i = 0; i < n; i++) {
-                    plan.delayMicros[i] = later;
                 }
             }
             case "steady", "soak" -> {

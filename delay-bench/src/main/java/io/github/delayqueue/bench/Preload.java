@@ -107,7 +107,8 @@ final class Preload {
         }
         for (int from = 1; from <= count; from += 1000) {
             int rows = Math.min(1000, count - from + 1);
-            String sql = "INSERT INTO " + NUMBERS + " (n) VALUES " + String.join(", ", Collections.nCopies(rows, "(?)"));
+            String sql = "INSERT INTO " + NUMBERS + " (n) VALUES "
+                    + String.join(", ", Collections.nCopies(rows, "(?)"));
             try (PreparedStatement ps = connection.prepareStatement(sql)) {
                 for (int i = 0; i < rows; i++) {
                     ps.setInt(i + 1, from + i);

@@ -89,7 +89,8 @@ final class Servers {
     /** The single Redis, or the cluster for a cluster run. */
     RedisTarget redis(boolean cluster) {
         if (cluster && redisClusterNodes.isEmpty()) {
-            throw new IllegalStateException("A cluster run needs --redis-cluster-nodes or DELAY_TEST_REDIS_CLUSTER_NODES");
+            throw new IllegalStateException(
+                    "A cluster run needs --redis-cluster-nodes or DELAY_TEST_REDIS_CLUSTER_NODES");
         }
         return cluster ? RedisTarget.cluster(redisClusterNodes) : RedisTarget.single(redisUrl);
     }

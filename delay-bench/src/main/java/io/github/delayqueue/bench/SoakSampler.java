@@ -32,7 +32,8 @@ final class SoakSampler {
     /** Probe results by sample index; filled as the probes finish. */
     private final List<Map<String, Object>> probeResults = Collections.synchronizedList(new ArrayList<>());
 
-    private final ScheduledExecutorService sampling = Executors.newSingleThreadScheduledExecutor(daemon("bench-sample"));
+    private final ScheduledExecutorService sampling =
+            Executors.newSingleThreadScheduledExecutor(daemon("bench-sample"));
 
     private final ExecutorService probing = Executors.newSingleThreadExecutor(daemon("bench-probe"));
 

@@ -22,25 +22,34 @@ final class Summary {
                 new Column("drain_per_s", "drain/s"), new Column("ceiling_claim_per_s", "raw ceiling/s"),
                 new Column("drain_vs_ceiling", "drain / ceiling"), new Column("lateness_p50_ms", "p50 ms"),
                 new Column("lateness_p99_ms", "p99 ms"), new Column("lateness_max_ms", "max ms"),
-                new Column("queue_lateness_p50_ms", "queue p50 ms"), new Column("queue_lateness_p99_ms", "queue p99 ms"),
+                new Column("queue_lateness_p50_ms", "queue p50 ms"),
+                new Column("queue_lateness_p99_ms", "queue p99 ms"),
                 new Column("duplicates", "dup"), new Column("lost", "lost"), new Column("started_early", "early")));
         COLUMNS.put("steady", List.of(new Column("rate", "tasks/s"), new Column("tasks", "tasks"),
                 new Column("lateness_p50_ms", "p50 ms"), new Column("lateness_p99_ms", "p99 ms"),
                 new Column("lateness_p999_ms", "p99.9 ms"), new Column("lateness_max_ms", "max ms"),
-                new Column("queue_lateness_p50_ms", "queue p50 ms"), new Column("queue_lateness_p99_ms", "queue p99 ms"),
+                new Column("queue_lateness_p50_ms", "queue p50 ms"),
+                new Column("queue_lateness_p99_ms", "queue p99 ms"),
                 new Column("ceiling_claim_per_s", "raw ceiling/s"), new Column("duplicates", "dup"),
                 new Column("lost", "lost"), new Column("started_early", "early")));
         COLUMNS.put("mixed", List.of(new Column("rate", "tasks/s"), new Column("tasks", "tasks"),
                 new Column("near_p50_ms", "near p50 ms"), new Column("near_p99_ms", "near p99 ms"),
                 new Column("near_max_ms", "near max ms"), new Column("far_p50_ms", "far p50 ms"),
                 new Column("far_p99_ms", "far p99 ms"), new Column("far_max_ms", "far max ms"),
-                new Column("queue_near_p99_ms", "queue near p99 ms"), new Column("queue_far_p99_ms", "queue far p99 ms"),
+                new Column("queue_near_p99_ms", "queue near p99 ms"),
+                new Column("queue_far_p99_ms", "queue far p99 ms"),
                 new Column("duplicates", "dup"), new Column("lost", "lost"), new Column("started_early", "early")));
-        COLUMNS.put("enqueue", List.of(new Column("tasks", "tasks"),
-                new Column("schedule_all_per_s", "scheduleAll/s"), new Column("raw_enqueue_per_s", "raw multi-row/s"),
-                new Column("single_per_s", "schedule()/s"), new Column("raw_single_per_s", "raw single/s"),
+        COLUMNS.put("enqueue", List.of(new Column("enqueue_threads", "threads"), new Column("jvm", "jvm"),
+                new Column("tx", "tx"), new Column("tasks", "tasks"), new Column("single_per_s", "schedule()/s"),
+                new Column("raw_single_per_s", "raw/s"), new Column("single_vs_raw", "vs raw"),
+                new Column("raw_tx_per_s", "raw tx/s"), new Column("single_vs_raw_tx", "vs raw tx"),
                 new Column("single_call_p50_ms", "call p50 ms"), new Column("single_call_p99_ms", "call p99 ms"),
-                new Column("lost", "lost")));
+                new Column("single_call_max_ms", "call max ms"), new Column("lateness_p50_ms", "p50 ms"),
+                new Column("lateness_p99_ms", "p99 ms"), new Column("lateness_max_ms", "max ms"),
+                new Column("enqueue_done_after_due_ms", "calls done after due ms"),
+                new Column("last_start_after_due_ms", "last start after due ms"),
+                new Column("schedule_all_per_s", "scheduleAll/s"), new Column("raw_enqueue_per_s", "raw multi-row/s"),
+                new Column("duplicates", "dup"), new Column("lost", "lost"), new Column("started_early", "early")));
         COLUMNS.put("mixed-durations", List.of(new Column("tasks", "tasks"), new Column("slow_tasks", "slow"),
                 new Column("fast_p50_ms", "fast p50 ms"), new Column("fast_p99_ms", "fast p99 ms"),
                 new Column("fast_max_ms", "fast max ms"), new Column("queue_fast_p99_ms", "queue fast p99 ms"),
@@ -68,7 +77,8 @@ final class Summary {
     private static final List<Column> COSTS = List.of(new Column("sql_per_task", "SQL stmts"),
             new Column("commits_per_task", "commits"), new Column("autocommit_switches_per_task", "autocommit sets"),
             new Column("redis_calls_per_task", "Redis calls"), new Column("server_com_select_per_task", "Com_select"),
-            new Column("server_com_update_per_task", "Com_update"), new Column("server_com_insert_per_task", "Com_insert"),
+            new Column("server_com_update_per_task", "Com_update"),
+            new Column("server_com_insert_per_task", "Com_insert"),
             new Column("server_com_commit_per_task", "Com_commit"),
             new Column("server_com_set_option_per_task", "Com_set_option"),
             new Column("server_innodb_data_fsyncs_per_task", "InnoDB fsyncs"),
@@ -101,6 +111,7 @@ final class Summary {
             table(out, COSTS, new ArrayList<>(groups.values()));
         }
         scaling(out, groups);
+        enqueueTargets(out, groups);
         prefetch(out, groups);
         soak(out, runs);
         return out.toString();
@@ -108,7 +119,8 @@ final class Summary {
 
     private static String key(Map<String, Object> run) {
         return run.get("workload") + "|" + mode(run) + "|" + run.get("instances") + "|" + run.get("rate") + "|"
-                + run.getOrDefault("variant", "");
+                + run.getOrDefault("variant", "") + "|" + run.get("enqueue_threads") + "|" + run.get("jvm") + "|"
+                + run.get("tx");
     }
 
     /** The mode, with the Redis setup when it is not the default one server. */
@@ -146,7 +158,8 @@ final class Summary {
     private static String cell(List<Map<String, Object>> group, String key) {
         List<Double> values = values(group, key);
         if (values.isEmpty()) {
-            return "-";
+            Object text = group.get(0).get(key); // a label of the group, such as enqueue's jvm and tx
+            return text instanceof String label ? label : "-";
         }
         if (key.equals("duplicates") || key.equals("lost") || key.equals("started_early")) {
             return format(values.stream().mapToDouble(Double::doubleValue).sum()); // any is too many
@@ -189,6 +202,44 @@ final class Summary {
             return String.format(Locale.ROOT, "%.1f", value);
         }
         return String.format(Locale.ROOT, "%.2f", value);
+    }
+
+    /**
+     * enqueue: the single-call targets, reported, never asserted: from 16 threads outside transactions at least
+     * 10,000 calls/s, at least 90 % of the raw loop, a call's p99 at most 5 ms. One line per mode and JVM variant.
+     */
+    static void enqueueTargets(StringBuilder out, Map<String, List<Map<String, Object>>> groups) {
+        StringBuilder lines = new StringBuilder();
+        groups.forEach((key, group) -> {
+            Map<String, Object> first = group.get(0);
+            if (!first.get("workload").equals("enqueue") || !Integer.valueOf(16).equals(number(first,
+                    "enqueue_threads")) || !BenchOptions.TX_NONE.equals(first.get("tx"))) {
+                return;
+            }
+            double rate = median(group, "single_per_s");
+            double vsRaw = median(group, "single_vs_raw");
+            double p99 = median(group, "single_call_p99_ms");
+            lines.append("- ").append(mode(first)).append(" x").append(first.get("instances")).append(", ")
+                .append(first.get("jvm")).append(" JVM: ").append(format(rate)).append(" calls/s (>= 10,000: ")
+                .append(verdict(rate, 10_000, true)).append("), ").append(format(vsRaw))
+                .append(" of raw (>= 0.90: ").append(verdict(vsRaw, 0.90, true)).append("), call p99 ")
+                .append(format(p99)).append(" ms (<= 5 ms: ").append(verdict(p99, 5, false)).append(")\n");
+        });
+        if (!lines.isEmpty()) {
+            out.append("\nenqueue targets (medians; 16 threads, outside transactions; reported, never asserted)\n\n")
+                .append(lines);
+        }
+    }
+
+    private static Integer number(Map<String, Object> run, String key) {
+        return run.get(key) instanceof Number n ? n.intValue() : null;
+    }
+
+    static String verdict(double value, double target, boolean atLeast) {
+        if (Double.isNaN(value)) {
+            return "not measured";
+        }
+        return (atLeast ? value >= target : value <= target) ? "met" : "missed";
     }
 
     /** mixed-durations: p99 of the fast tasks with the starter's prefetch against none, per mode and instances. */
@@ -261,8 +312,8 @@ final class Summary {
         if (verdicts.isEmpty()) {
             return;
         }
-        out.append("\nsoak verdicts (table: rows grow or hold over the second half; lateness: last p99 against the first)\n\n")
-            .append(verdicts);
+        out.append("\nsoak verdicts (table: rows grow or hold over the second half; lateness: last p99 against the "
+                + "first)\n\n").append(verdicts);
         highest.forEach((group, rate) -> out.append("- ").append(group).append(": highest rate whose table held: ")
             .append(rate == null ? "none of those run" : rate + "/s").append("\n"));
         out.append(intervals);

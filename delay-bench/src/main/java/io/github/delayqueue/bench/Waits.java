@@ -66,7 +66,8 @@ final class Waits {
         }
         long deadline = System.nanoTime() + patience.toNanos();
         String sql = "SELECT COUNT(*) FROM " + table + " WHERE task_type = ? AND status <> 'SUCCEEDED'";
-        try (Connection connection = servers.connect(database); PreparedStatement ps = connection.prepareStatement(sql)) {
+        try (Connection connection = servers.connect(database);
+                PreparedStatement ps = connection.prepareStatement(sql)) {
             while (true) {
                 ps.setString(1, BenchApp.TYPE);
                 long unfinished;
@@ -91,23 +92,11 @@ final class Waits {
         }
     }
 
-    /** Rows of the run's tasks (all statuses) into {@code result.name}. */
-    void countTasks(Map<String, Object> result, String name) throws SQLException {
-        String sql = "SELECT COUNT(*) FROM " + table + " WHERE task_type = ?";
-        try (Connection connection = servers.connect(database); PreparedStatement ps = connection.prepareStatement(sql)) {
-            ps.setString(1, BenchApp.TYPE);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                result.put(name, rs.getLong(1));
-            }
-        }
-        polls++;
-    }
-
     void statuses(Map<String, Object> result) throws SQLException {
         Map<String, Long> statuses = new LinkedHashMap<>();
         String sql = "SELECT status, COUNT(*) FROM " + table + " WHERE task_type = ? GROUP BY status ORDER BY status";
-        try (Connection connection = servers.connect(database); PreparedStatement ps = connection.prepareStatement(sql)) {
+        try (Connection connection = servers.connect(database);
+                PreparedStatement ps = connection.prepareStatement(sql)) {
             ps.setString(1, BenchApp.TYPE);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {

@@ -1,6 +1,7 @@
 package io.github.delayqueue.bench;
 
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What one workload does within a {@link BenchRun}: the run starts the instances, warms them up and starts the
@@ -28,16 +29,28 @@ interface Workload {
     default void prepare(Run run, Map<String, Object> result) throws Exception {
     }
 
-    /** Schedules the plan; returns when everything is scheduled. */
-    void schedule(Run run, Map<String, Object> result) throws Exception;
+    /**
+     * Once the instances run, before the counters start: tasks that warm the JIT and the pools, counted by their
+     * handler in {@code warmups}. The usual one is {@code --warmup} tasks due at once.
+     */
+    default void warmUp(Run run, AtomicInteger warmups) throws Exception {
+        WarmUp.standard(run.instances().queue(), run.options.warmup(run.spec.workload()), warmups);
+    }
 
-    /** Whether the plan's tasks fall due during the run (the enqueue workload's do not). */
-    default boolean runsTasks() {
+    /** Whether the raw ceiling is also measured before the workload (with the instances idle), not only after. */
+    default boolean ceilingBefore() {
         return true;
     }
 
+    /** Schedules the plan; returns when everything is scheduled. */
+    void schedule(Run run, Map<String, Object> result) throws Exception;
+
     /** After every task started and every result was written, before the counters are read. */
     default void finish(Run run, Map<String, Object> result) throws Exception {
+    }
+
+    /** After the counters were read, before the instances stop: what must not count in the per-task costs. */
+    default void afterMeasurement(Run run, Map<String, Object> result) throws Exception {
     }
 
     /** Stops whatever the workload still runs; called at the end of every run, also one that failed. */

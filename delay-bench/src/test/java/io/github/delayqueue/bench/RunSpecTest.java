@@ -78,8 +78,8 @@ class RunSpecTest {
         List<RunSpec> runs = RunSpec.expand(BenchOptions.parse("--mode", "hybrid,jdbc", "--redis", "single,cluster",
                 "--repeat", "2"));
         assertThat(runs).extracting(RunSpec::describe).containsExactly("burst hybrid x1 #1",
-                "burst hybrid (cluster) x1 #1", "burst jdbc x1 #1", "burst hybrid x1 #2", "burst hybrid (cluster) x1 #2",
-                "burst jdbc x1 #2");
+                "burst hybrid (cluster) x1 #1", "burst jdbc x1 #1", "burst hybrid x1 #2",
+                "burst hybrid (cluster) x1 #2", "burst jdbc x1 #2");
     }
 
     @Test

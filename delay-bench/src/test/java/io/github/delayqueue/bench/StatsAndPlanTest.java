@@ -76,7 +76,8 @@ class StatsAndPlanTest {
     void jdbcUrlKeepsParameters() {
         assertThat(Servers.withDatabase("jdbc:mysql://127.0.0.1:3306/test?useSSL=false", "b"))
             .isEqualTo("jdbc:mysql://127.0.0.1:3306/b?useSSL=false");
-        assertThat(Servers.withDatabase("jdbc:mysql://127.0.0.1:3306/", "b")).isEqualTo("jdbc:mysql://127.0.0.1:3306/b");
+        assertThat(Servers.withDatabase("jdbc:mysql://127.0.0.1:3306/", "b"))
+            .isEqualTo("jdbc:mysql://127.0.0.1:3306/b");
         assertThat(Servers.withDatabase("jdbc:mysql://h", "b")).isEqualTo("jdbc:mysql://h/b");
     }
 }

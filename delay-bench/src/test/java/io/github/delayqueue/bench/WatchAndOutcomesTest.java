@@ -3,6 +3,7 @@ package io.github.delayqueue.bench;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.github.delayqueue.store.LibrarySql;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -17,7 +18,8 @@ class WatchAndOutcomesTest {
                 ORDER BY due_at
                 LIMIT ?
                 FOR UPDATE  SKIP LOCKED""")).isEqualTo(SqlWatch.Kind.CLAIM_SELECT);
-        assertThat(ClientCounters.kind("SELECT id, due_at FROM t WHERE status = 'SCHEDULED' LIMIT ? FOR UPDATE SKIP LOCKED"))
+        assertThat(ClientCounters.kind(
+                "SELECT id, due_at FROM t WHERE status = 'SCHEDULED' LIMIT ? FOR UPDATE SKIP LOCKED"))
             .isEqualTo(SqlWatch.Kind.OTHER); // migration
         assertThat(ClientCounters.kind("UPDATE t SET status = 'RUNNING', owner = ? WHERE id IN (?)"))
             .isEqualTo(SqlWatch.Kind.MARK_RUNNING);
@@ -28,6 +30,34 @@ class WatchAndOutcomesTest {
         assertThat(SqlWatch.affected(3)).isEqualTo(3);
         assertThat(SqlWatch.affected(new int[] { 1, -2, 4 })).isEqualTo(5); // SUCCESS_NO_INFO counts nothing
         assertThat(SqlWatch.affected(true)).isZero();
+    }
+
+    /** The shapes the watch goes by, on the library's current statements (read from TaskSql, not copied). */
+    @Test
+    void theLibrarysOwnStatementsHaveTheWatchedShapes() {
+        String table = "`delay_task`";
+        assertThat(ClientCounters.kind(LibrarySql.SELECT_DUE_FOR_CLAIM.formatted(table, LibrarySql.CLAIM_COLUMNS)))
+            .isEqualTo(SqlWatch.Kind.CLAIM_SELECT);
+        assertThat(ClientCounters.kind(LibrarySql.SELECT_IDS_FOR_CLAIM.formatted(table, LibrarySql.placeholders(3),
+                LibrarySql.CLAIM_COLUMNS))).isEqualTo(SqlWatch.Kind.CLAIM_SELECT);
+        assertThat(ClientCounters.kind(LibrarySql.MARK_RUNNING.formatted(table, LibrarySql.placeholders(3))))
+            .isEqualTo(SqlWatch.Kind.MARK_RUNNING);
+        assertThat(ClientCounters.kind(LibrarySql.MARK_SUCCEEDED.formatted(table, LibrarySql.placeholders(3),
+                LibrarySql.pairPlaceholders(3)))).isEqualTo(SqlWatch.Kind.MARK_SUCCEEDED);
+        assertThat(ClientCounters.kind(LibrarySql.PURGE.formatted(table))).isEqualTo(SqlWatch.Kind.PURGE);
+        // locking reads that are not claims: no claim round starts at them
+        assertThat(ClientCounters.kind(LibrarySql.SELECT_FOR_MIGRATION.formatted(table)))
+            .isEqualTo(SqlWatch.Kind.OTHER);
+        assertThat(ClientCounters.kind(LibrarySql.SELECT_EXPIRED_LEASES.formatted(table)))
+            .isEqualTo(SqlWatch.Kind.OTHER);
+        // reads the claim columns but locks nothing: a restart's look at its own claims
+        assertThat(ClientCounters.kind(LibrarySql.SELECT_CLAIMED_BY.formatted(table, LibrarySql.CLAIM_COLUMNS)))
+            .isEqualTo(SqlWatch.Kind.OTHER);
+        // writes of one claim that are neither a claim nor a success
+        assertThat(ClientCounters.kind(LibrarySql.MARK_STARTED.formatted(table, LibrarySql.placeholders(2),
+                LibrarySql.pairPlaceholders(2)))).isEqualTo(SqlWatch.Kind.OTHER);
+        assertThat(ClientCounters.kind(LibrarySql.EXTEND_LEASES.formatted(table, LibrarySql.placeholders(2),
+                LibrarySql.pairPlaceholders(2)))).isEqualTo(SqlWatch.Kind.OTHER);
     }
 
     @Test
@@ -48,7 +78,8 @@ class WatchAndOutcomesTest {
         Map<String, Object> described = new LinkedHashMap<>();
         SqlWatch.describe(window, described);
         assertThat(described).containsEntry("claim_rounds", 1).containsEntry("claimed_per_round", 7.0)
-            .containsEntry("purged_rows", 1000L).containsEntry("purge_statements", 1).containsEntry("purge_max_ms", 5.0);
+            .containsEntry("purged_rows", 1000L).containsEntry("purge_statements", 1)
+            .containsEntry("purge_max_ms", 5.0);
     }
 
     @Test
@@ -103,11 +134,19 @@ class WatchAndOutcomesTest {
 
     @Test
     void actuatorAutoConfigurationsAreRecognized() {
-        assertThat(ActuatorFilter.isActuator("org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration")).isTrue();
-        assertThat(ActuatorFilter.isActuator("org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration")).isTrue();
-        assertThat(ActuatorFilter.isActuator("org.springframework.boot.jdbc.autoconfigure.health.DataSourceHealthContributorAutoConfiguration")).isTrue();
-        assertThat(ActuatorFilter.isActuator("io.github.delayqueue.autoconfigure.DelayQueueEndpointAutoConfiguration")).isTrue();
-        assertThat(ActuatorFilter.isActuator("io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration")).isFalse();
-        assertThat(ActuatorFilter.isActuator("org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")).isFalse();
+        assertThat(ActuatorFilter.isActuator(
+                "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration")).isTrue();
+        assertThat(ActuatorFilter.isActuator(
+                "org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration"))
+            .isTrue();
+        assertThat(ActuatorFilter.isActuator(
+                "org.springframework.boot.jdbc.autoconfigure.health.DataSourceHealthContributorAutoConfiguration"))
+            .isTrue();
+        assertThat(ActuatorFilter.isActuator(
+                "io.github.delayqueue.autoconfigure.DelayQueueEndpointAutoConfiguration")).isTrue();
+        assertThat(ActuatorFilter.isActuator(
+                "io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration")).isFalse();
+        assertThat(ActuatorFilter.isActuator(
+                "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")).isFalse();
     }
 }

@@ -1,0 +1,108 @@
+package io.github.delayqueue.bench;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * A fresh enqueue run in a child JVM of its own, so the measured calls are the first thing that JVM does: no earlier
+ * run, no warm-up, nothing of this process's JIT or pools. The child is this command again (same java, same JVM
+ * options, same jar), with the run's one combination pinned after the given options and {@code --fresh-child}
+ * naming the repetition; it prints its result as one line behind {@link #RESULT}, which this process reads and
+ * reports as its own. Everything else the child prints goes to this process's stderr, so stdout stays the JSON
+ * lines and the summary.
+ */
+final class FreshJvm {
+
+    static final String RESULT = "bench-result: ";
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    private FreshJvm() {
+    }
+
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> run(String[] args, RunSpec spec) throws Exception {
+        List<String> command = command(javaBinary(), ManagementFactory.getRuntimeMXBean().getInputArguments(),
+                System.getProperty("java.class.path"), args, spec);
+        BenchRun.log(spec.describe() + ": in a fresh JVM");
+        Process child = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Thread stop = new Thread(child::destroy, "bench-fresh-jvm-stop"); // Ctrl-C: the child cleans up its own
+        Runtime.getRuntime().addShutdownHook(stop);
+        try {
+            Map<String, Object> result = null;
+            try (BufferedReader out = new BufferedReader(
+                    new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = out.readLine()) != null) {
+                    if (line.startsWith(RESULT)) {
+                        result = JSON.readValue(line.substring(RESULT.length()), Map.class);
+                    }
+                    else {
+                        System.err.println(line);
+                    }
+                }
+            }
+            int exit = child.waitFor();
+            if (result == null) {
+                throw new IllegalStateException("the fresh JVM exited with " + exit + " and no result");
+            }
+            return result;
+        }
+        finally {
+            try {
+                Runtime.getRuntime().removeShutdownHook(stop);
+            }
+            catch (IllegalStateException ex) {
+                // shutting down already
+            }
+        }
+    }
+
+    /**
+     * The child's command line: java, this JVM's options (but a debugger's, whose port this JVM holds), the jar or
+     * class path, the given options, then the run's combination, which wins over them.
+     */
+    static List<String> command(String java, List<String> jvmOptions, String classPath, String[] args, RunSpec spec) {
+        List<String> command = new ArrayList<>();
+        command.add(java);
+        for (String option : jvmOptions) {
+            if (!option.startsWith("-agentlib:jdwp") && !option.startsWith("-Xrunjdwp")) {
+                command.add(option);
+            }
+        }
+        if (!classPath.contains(File.pathSeparator) && classPath.endsWith(".jar")) {
+            command.add("-jar"); // the Spring Boot jar: its launcher finds the nested jars
+            command.add(classPath);
+        }
+        else {
+            command.add("-cp");
+            command.add(classPath);
+            command.add(BenchMain.class.getName());
+        }
+        command.addAll(List.of(args));
+        command.addAll(pinned(spec));
+        return command;
+    }
+
+    /** The options that make the child run exactly {@code spec}. */
+    static List<String> pinned(RunSpec spec) {
+        return List.of("--workload", spec.workload(), "--mode", spec.mode(), "--instances",
+                Integer.toString(spec.instances()), "--redis", spec.redis(), "--enqueue-threads",
+                Integer.toString(spec.callers()), "--jvm", spec.jvm(), "--tx", spec.tx(), "--repeat", "1",
+                "--fresh-child", Integer.toString(spec.repetition()));
+    }
+
+    private static String javaBinary() {
+        return ProcessHandle.current().info().command()
+            .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    }
+}

@@ -1,0 +1,57 @@
+package io.github.delayqueue.store;
+
+/**
+ * The library's own statements ({@link TaskSql}, package-private), handed to the benchmark's raw loops so they run
+ * exactly what the library's hot path runs and cannot drift from it: a change of the library's SQL changes the
+ * ceiling with it, and a renamed statement stops the benchmark from compiling. This class sits in the library's
+ * package only for that access; it is part of the benchmark jar, never of the library's. Same placeholders as
+ * there: {@code %1$s} the table, {@code %2$s} a list of {@code ?}, {@code %3$s} a list of {@code (?, ?)} pairs.
+ */
+public final class LibrarySql {
+
+    /** What a claim reads of each row ({@code claims} included: the claim number fences every later write). */
+    public static final String CLAIM_COLUMNS = TaskSql.CLAIM_COLUMNS;
+
+    /** A plain (unkeyed) insert: {@code %2$s} is {@link #INSERT_ROW} once per row. */
+    public static final String INSERT = TaskSql.INSERT;
+
+    public static final String INSERT_ROW = TaskSql.INSERT_ROW;
+
+    /** Appended to {@link #INSERT} on MariaDB, where the library reads the ids back with it. */
+    public static final String RETURNING_ID = TaskSql.RETURNING_ID;
+
+    /** jdbc mode's claim: due rows of one status, oldest first. */
+    public static final String SELECT_DUE_FOR_CLAIM = TaskSql.SELECT_DUE_FOR_CLAIM;
+
+    /** hybrid mode's claim: the ids the index popped. */
+    public static final String SELECT_IDS_FOR_CLAIM = TaskSql.SELECT_IDS_FOR_CLAIM;
+
+    public static final String MARK_RUNNING = TaskSql.MARK_RUNNING;
+
+    public static final String MARK_STARTED = TaskSql.MARK_STARTED;
+
+    public static final String MARK_SUCCEEDED = TaskSql.MARK_SUCCEEDED;
+
+    public static final String EXTEND_LEASES = TaskSql.EXTEND_LEASES;
+
+    public static final String SELECT_CLAIMED_BY = TaskSql.SELECT_CLAIMED_BY;
+
+    public static final String SELECT_EXPIRED_LEASES = TaskSql.SELECT_EXPIRED_LEASES;
+
+    public static final String SELECT_FOR_MIGRATION = TaskSql.SELECT_FOR_MIGRATION;
+
+    public static final String PURGE = TaskSql.PURGE;
+
+    private LibrarySql() {
+    }
+
+    /** {@code count} comma-separated placeholders, as the library makes them. */
+    public static String placeholders(int count) {
+        return TaskSql.placeholders(count);
+    }
+
+    /** {@code count} comma-separated {@code (?, ?)} pairs, as the library makes them. */
+    public static String pairPlaceholders(int count) {
+        return TaskSql.pairPlaceholders(count);
+    }
+}
