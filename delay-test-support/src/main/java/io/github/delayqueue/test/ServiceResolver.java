@@ -9,9 +9,10 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Decides where the integration tests find their services, in the order docs/architecture.md gives: the {@code DELAY_TEST_*}
- * variables; Testcontainers when Docker answers; MySQL/MariaDB and Redis on their default loopback ports; otherwise
- * one error that names every way to provide them. Pure logic over its inputs so the order itself is unit-tested.
+ * Decides where the integration tests find their services, in the order docs/architecture.md gives: the
+ * {@code DELAY_TEST_*} variables; Testcontainers when Docker answers; MySQL/MariaDB and Redis on their default
+ * loopback ports; otherwise one error that names every way to provide them. Pure logic over its inputs so the order
+ * itself is unit-tested.
  */
 public final class ServiceResolver {
 
