@@ -100,14 +100,15 @@ public class DelayQueueProperties implements Validator {
         return clock;
     }
 
+    /** This class and its groups ({@link Jdbc}, {@link Worker}, ...), which Boot validates as each is bound. */
     @Override
     public boolean supports(Class<?> type) {
-        return DelayQueueProperties.class.isAssignableFrom(type);
+        return PropertiesValidator.supports(type);
     }
 
     @Override
     public void validate(Object target, Errors errors) {
-        PropertiesValidator.validate((DelayQueueProperties) target, errors);
+        PropertiesValidator.validate(target, errors);
     }
 
     /** Where due tasks are found. */

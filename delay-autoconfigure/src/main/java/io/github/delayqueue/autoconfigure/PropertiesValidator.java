@@ -2,6 +2,7 @@ package io.github.delayqueue.autoconfigure;
 
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Set;
 
 import io.github.delayqueue.store.JdbcTaskStore;
 import io.github.delayqueue.store.TableNames;
@@ -11,14 +12,24 @@ import org.springframework.validation.Errors;
 
 /**
  * The rules of {@code delay.*}, applied by Spring Boot while it binds the properties (both properties classes are
- * {@link org.springframework.validation.Validator}s), so a wrong value fails startup with the property, the value,
- * the rule and where the value came from, whichever of the queue's beans an application replaces. Every rejection's
- * message starts with the property's name, so the exception says it even where no failure analyzer prints it.
+ * {@link org.springframework.validation.Validator}s), so a wrong value fails startup whichever of the queue's beans
+ * an application replaces. Every rejection's message starts with the property's name, so the exception says it even
+ * where no failure analyzer prints it.
+ *
+ * <p>Spring Boot validates each nested group ({@code delay.worker}, {@code delay.jdbc}, ...) that has a bound value
+ * as soon as it is bound, and a rejection there carries the value's origin (file and line); then the whole, which
+ * repeats the groups' rules for the defaults. It stops at the first group with a bad value.
  */
 final class PropertiesValidator {
 
     /** The code of every rejection; the messages carry the detail. */
     static final String INVALID = "delay.invalid";
+
+    /** The groups validated by themselves as well, when bound. */
+    private static final Set<Class<?>> GROUPS = Set.of(DelayQueueProperties.Jdbc.class,
+            DelayQueueProperties.Hybrid.class, DelayQueueProperties.Redis.class, DelayQueueProperties.Worker.class,
+            DelayQueueProperties.Retry.class, DelayQueueProperties.Payload.class, DelayQueueProperties.Retention.class,
+            DelayQueueProperties.Health.class, DelayQueueProperties.Clock.class);
 
     private final Errors errors;
 
@@ -26,48 +37,69 @@ final class PropertiesValidator {
         this.errors = errors;
     }
 
-    static void validate(DelayQueueProperties properties, Errors errors) {
-        new PropertiesValidator(errors).check(properties);
+    static boolean supports(Class<?> type) {
+        return DelayQueueProperties.class == type || GROUPS.contains(type);
+    }
+
+    /** Validates {@link DelayQueueProperties} or one of its groups. */
+    static void validate(Object target, Errors errors) {
+        PropertiesValidator validator = new PropertiesValidator(errors);
+        if (target instanceof DelayQueueProperties properties) {
+            validator.all(properties);
+        }
+        else if (target instanceof DelayQueueProperties.Jdbc jdbc) {
+            validator.jdbc("", jdbc);
+        }
+        else if (target instanceof DelayQueueProperties.Hybrid hybrid) {
+            validator.hybrid("", hybrid);
+        }
+        else if (target instanceof DelayQueueProperties.Redis redis) {
+            validator.redis("", redis);
+        }
+        else if (target instanceof DelayQueueProperties.Worker worker) {
+            validator.worker("", worker);
+        }
+        else if (target instanceof DelayQueueProperties.Retry retry) {
+            validator.retry("", retry);
+        }
+        else if (target instanceof DelayQueueProperties.Payload payload) {
+            validator.payload("", payload);
+        }
+        else if (target instanceof DelayQueueProperties.Retention retention) {
+            validator.retention("", retention);
+        }
+        else if (target instanceof DelayQueueProperties.Health health) {
+            validator.positiveIfSet("maxOverdue", health.getMaxOverdue());
+        }
+        else if (target instanceof DelayQueueProperties.Clock clock) {
+            validator.positive("alignInterval", clock.getAlignInterval());
+        }
     }
 
     static void validate(DelayQueueMetricsProperties metrics, Errors errors) {
         new PropertiesValidator(errors).positive("refreshInterval", metrics.getRefreshInterval());
     }
 
-    private void check(DelayQueueProperties properties) {
+    private void all(DelayQueueProperties properties) {
         String instanceId = properties.getInstanceId();
         if (instanceId != null && (instanceId.isBlank() || instanceId.length() > InstanceIds.MAX_LENGTH - 9)) {
             reject("instanceId", "must be 1 to " + (InstanceIds.MAX_LENGTH - 9)
                     + " characters (the queue adds a 9-character suffix per process)");
         }
-        jdbc(properties.getJdbc());
-        if (properties.getMode() == DelayQueueProperties.Mode.HYBRID) {
-            hybrid(properties.getHybrid());
-            redis(properties.getRedis());
-        }
-        worker(properties.getWorker());
-        retry(properties.getRetry());
-
-        long maxSize = properties.getPayload().getMaxSize().toBytes();
-        if (maxSize < 1 || maxSize > JdbcTaskStore.MAX_PAYLOAD_BYTES) {
-            reject("payload.maxSize",
-                    "must be between 1B and " + JdbcTaskStore.MAX_PAYLOAD_BYTES + "B (the payload column's size)");
-        }
-        positive("clock.alignInterval", properties.getClock().getAlignInterval());
-
-        DelayQueueProperties.Retention retention = properties.getRetention();
-        positiveIfSet("retention.succeeded", retention.getSucceeded());
-        positiveIfSet("retention.cancelled", retention.getCancelled());
-        positiveIfSet("retention.failed", retention.getFailed());
-        positive("retention.interval", retention.getInterval());
-        atLeast("retention.batchSize", retention.getBatchSize(), 1);
-
+        jdbc("jdbc.", properties.getJdbc());
+        hybrid("hybrid.", properties.getHybrid());
+        redis("redis.", properties.getRedis());
+        worker("worker.", properties.getWorker());
+        retry("retry.", properties.getRetry());
+        payload("payload.", properties.getPayload());
+        retention("retention.", properties.getRetention());
         positiveIfSet("health.maxOverdue", properties.getHealth().getMaxOverdue());
+        positive("clock.alignInterval", properties.getClock().getAlignInterval());
     }
 
-    private void jdbc(DelayQueueProperties.Jdbc jdbc) {
+    private void jdbc(String at, DelayQueueProperties.Jdbc jdbc) {
         if (jdbc.getTableName() == null || !TableNames.isValidTaskTable(jdbc.getTableName())) {
-            reject("jdbc.tableName", "must be a table name of letters, digits and underscores, not starting with a "
+            reject(at + "tableName", "must be a table name of letters, digits and underscores, not starting with a "
                     + "digit, at most " + TableNames.MAX_TASK_TABLE_LENGTH + " characters: the queue adds up to "
                     + TableNames.DERIVED_SUFFIX_ROOM + " to it for index names and the default "
                     + "delay.jdbc.schema-history-table, and MySQL and MariaDB allow "
@@ -75,65 +107,81 @@ final class PropertiesValidator {
         }
         String history = jdbc.getSchemaHistoryTable();
         if (history != null && !TableNames.isValidHistoryTable(history)) {
-            reject("jdbc.schemaHistoryTable", "must be a table name of letters, digits and underscores, not "
+            reject(at + "schemaHistoryTable", "must be a table name of letters, digits and underscores, not "
                     + "starting with a digit, at most " + TableNames.MAX_IDENTIFIER_LENGTH + " characters; leave it "
                     + "unset for " + TableNames.defaultHistoryTable("<table-name>"));
         }
         else if (history != null && history.equalsIgnoreCase(jdbc.getTableName())) {
-            reject("jdbc.schemaHistoryTable", "must not be the task table itself (delay.jdbc.table-name)");
+            reject(at + "schemaHistoryTable", "must not be the task table itself (delay.jdbc.table-name)");
         }
-        positive("jdbc.pollInterval", jdbc.getPollInterval());
+        positive(at + "pollInterval", jdbc.getPollInterval());
     }
 
-    private void hybrid(DelayQueueProperties.Hybrid hybrid) {
-        positive("hybrid.threshold", hybrid.getThreshold());
-        positive("hybrid.migrationInterval", hybrid.getMigrationInterval());
+    private void hybrid(String at, DelayQueueProperties.Hybrid hybrid) {
+        positive(at + "threshold", hybrid.getThreshold());
+        positive(at + "migrationInterval", hybrid.getMigrationInterval());
         if (hybrid.getThreshold() != null && hybrid.getMigrationInterval() != null
                 && hybrid.getMigrationInterval().compareTo(hybrid.getThreshold()) >= 0) {
-            reject("hybrid.migrationInterval", "must be shorter than delay.hybrid.threshold ("
+            reject(at + "migrationInterval", "must be shorter than delay.hybrid.threshold ("
                     + hybrid.getThreshold() + "), or tasks could fall due before they are moved into Redis");
         }
-        atLeast("hybrid.migrationBatchSize", hybrid.getMigrationBatchSize(), 1);
-        notNegative("hybrid.sweepGrace", hybrid.getSweepGrace());
-        positive("hybrid.sweepInterval", hybrid.getSweepInterval());
+        atLeast(at + "migrationBatchSize", hybrid.getMigrationBatchSize(), 1);
+        notNegative(at + "sweepGrace", hybrid.getSweepGrace());
+        positive(at + "sweepInterval", hybrid.getSweepInterval());
     }
 
-    private void redis(DelayQueueProperties.Redis redis) {
+    private void redis(String at, DelayQueueProperties.Redis redis) {
         if (redis.getKeyPrefix() == null || redis.getKeyPrefix().isBlank()
                 || !redis.getKeyPrefix().matches("[^{}\\s]+")) {
-            reject("redis.keyPrefix", "must be non-empty, without spaces or braces (the queue adds its own hash tags)");
+            reject(at + "keyPrefix", "must be non-empty, without spaces or braces (the queue adds its own hash tags)");
         }
         if (redis.getShards() < 1 || redis.getShards() > 1024) {
-            reject("redis.shards", "must be between 1 and 1024");
+            reject(at + "shards", "must be between 1 and 1024");
         }
-        positive("redis.maxWait", redis.getMaxWait());
+        positive(at + "maxWait", redis.getMaxWait());
     }
 
-    private void worker(DelayQueueProperties.Worker worker) {
-        atLeast("worker.threads", worker.getThreads(), 1);
-        atLeast("worker.prefetch", worker.getPrefetch(), 0);
-        atLeast("worker.batchSize", worker.getBatchSize(), 1);
-        notNegative("worker.claimAhead", worker.getClaimAhead());
+    private void worker(String at, DelayQueueProperties.Worker worker) {
+        atLeast(at + "threads", worker.getThreads(), 1);
+        atLeast(at + "prefetch", worker.getPrefetch(), 0);
+        atLeast(at + "batchSize", worker.getBatchSize(), 1);
+        notNegative(at + "claimAhead", worker.getClaimAhead());
         if (worker.getClaimAhead() != null && worker.getClaimAhead().compareTo(Duration.ofSeconds(1)) > 0) {
-            reject("worker.claimAhead", "must be at most 1s: a claim made earlier holds tasks other instances could run");
+            reject(at + "claimAhead", "must be at most 1s: a claim made earlier holds tasks other instances could run");
         }
         if (worker.getLease() == null || worker.getLease().compareTo(Duration.ofSeconds(1)) < 0) {
-            reject("worker.lease", "must be at least 1s");
+            reject(at + "lease", "must be at least 1s");
         }
-        positive("worker.recoveryInterval", worker.getRecoveryInterval());
-        notNegative("worker.shutdownTimeout", worker.getShutdownTimeout());
+        positive(at + "recoveryInterval", worker.getRecoveryInterval());
+        notNegative(at + "shutdownTimeout", worker.getShutdownTimeout());
     }
 
-    private void retry(DelayQueueProperties.Retry retry) {
-        atLeast("retry.maxAttempts", retry.getMaxAttempts(), 1);
-        notNegative("retry.backoff", retry.getBackoff());
+    private void retry(String at, DelayQueueProperties.Retry retry) {
+        atLeast(at + "maxAttempts", retry.getMaxAttempts(), 1);
+        notNegative(at + "backoff", retry.getBackoff());
         if (!(retry.getMultiplier() >= 1.0) || Double.isInfinite(retry.getMultiplier())) {
-            reject("retry.multiplier", "must be a number of at least 1");
+            reject(at + "multiplier", "must be a number of at least 1");
         }
-        if (retry.getMaxBackoff() == null || retry.getBackoff() != null
-                && retry.getMaxBackoff().compareTo(retry.getBackoff()) < 0) {
-            reject("retry.maxBackoff", "must not be shorter than delay.retry.backoff (" + retry.getBackoff() + ")");
+        if (retry.getMaxBackoff() == null
+                || retry.getBackoff() != null && retry.getMaxBackoff().compareTo(retry.getBackoff()) < 0) {
+            reject(at + "maxBackoff", "must not be shorter than delay.retry.backoff (" + retry.getBackoff() + ")");
         }
+    }
+
+    private void payload(String at, DelayQueueProperties.Payload payload) {
+        if (payload.getMaxSize() == null || payload.getMaxSize().toBytes() < 1
+                || payload.getMaxSize().toBytes() > JdbcTaskStore.MAX_PAYLOAD_BYTES) {
+            reject(at + "maxSize",
+                    "must be between 1B and " + JdbcTaskStore.MAX_PAYLOAD_BYTES + "B (the payload column's size)");
+        }
+    }
+
+    private void retention(String at, DelayQueueProperties.Retention retention) {
+        positiveIfSet(at + "succeeded", retention.getSucceeded());
+        positiveIfSet(at + "cancelled", retention.getCancelled());
+        positiveIfSet(at + "failed", retention.getFailed());
+        positive(at + "interval", retention.getInterval());
+        atLeast(at + "batchSize", retention.getBatchSize(), 1);
     }
 
     private void positive(String field, @Nullable Duration value) {
@@ -160,7 +208,7 @@ final class PropertiesValidator {
         }
     }
 
-    /** Rejects {@code field} (a path below the class's prefix, e.g. {@code worker.claimAhead}) for the rule. */
+    /** Rejects {@code field} (a path below the validated object, e.g. {@code worker.claimAhead}) for the rule. */
     private void reject(String field, String rule) {
         errors.rejectValue(field, INVALID, propertyName(errors.getObjectName(), field) + " " + rule);
     }

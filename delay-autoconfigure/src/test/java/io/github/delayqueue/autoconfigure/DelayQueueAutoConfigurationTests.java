@@ -29,6 +29,7 @@ import org.springframework.boot.health.autoconfigure.contributor.HealthContribut
 import org.springframework.boot.health.autoconfigure.registry.HealthContributorRegistryAutoConfiguration;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.health.registry.HealthContributorRegistry;
+import org.springframework.boot.origin.Origin;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -150,16 +151,22 @@ class DelayQueueAutoConfigurationTests {
     @Test
     void aBadPropertyFailsWhileBindingWhicheverBeansTheApplicationReplaces() {
         runner.withUserConfiguration(OwnSchemaInitializer.class)
-            .withPropertyValues("delay.worker.threads=0", "delay.jdbc.table-name=tasks; DROP TABLE x")
+            .withPropertyValues("delay.worker.threads=0", "delay.worker.claim-ahead=2s")
             .run(context -> {
                 assertThat(context).getFailure()
                     .rootCause()
                     .isInstanceOf(BindValidationException.class)
                     .hasMessageContaining("delay.worker.threads must be at least 1")
-                    .hasMessageContaining("delay.jdbc.table-name must be a table name");
+                    .hasMessageContaining("delay.worker.claim-ahead must be at most 1s");
                 assertThat(((BindValidationException) rootCause(context.getStartupFailure())).getValidationErrors()
-                    .getAllErrors()).hasSize(2);
+                    .getAllErrors()).hasSize(2)
+                    .allSatisfy(error -> assertThat(Origin.from(error)).as("origin of %s", error).isNotNull());
             });
+        runner.withUserConfiguration(OwnSchemaInitializer.class)
+            .withPropertyValues("delay.jdbc.table-name=tasks; DROP TABLE x")
+            .run(context -> assertThat(context).getFailure()
+                .rootCause()
+                .hasMessageContaining("delay.jdbc.table-name must be a table name"));
     }
 
     @Test

@@ -58,8 +58,22 @@ class PropertiesValidatorTest {
         assertThat(onlyError(properties, "hybrid.migrationInterval"))
             .isEqualTo("delay.hybrid.migration-interval must be shorter than delay.hybrid.threshold (PT10S), or "
                     + "tasks could fall due before they are moved into Redis");
-        properties.setMode(DelayQueueProperties.Mode.JDBC); // no Redis tier, nothing to migrate
-        assertThat(errorsOf(properties)).isEmpty();
+    }
+
+    /** Boot validates a bound group by itself first, so the rejection has the origin of the value at fault. */
+    @Test
+    void aGroupIsValidatedByItselfWithTheSameRulesAndNames() {
+        DelayQueueProperties properties = new DelayQueueProperties();
+        assertThat(properties.supports(DelayQueueProperties.Worker.class)).isTrue();
+        assertThat(properties.supports(String.class)).isFalse();
+        DelayQueueProperties.Worker worker = properties.getWorker();
+        worker.setClaimAhead(Duration.ofSeconds(2));
+        Errors errors = new BeanPropertyBindingResult(worker, "delay.worker");
+        properties.validate(worker, errors);
+        assertThat(errors.getFieldErrors()).singleElement().satisfies(error -> {
+            assertThat(error.getField()).isEqualTo("claimAhead");
+            assertThat(error.getDefaultMessage()).startsWith("delay.worker.claim-ahead must be at most 1s");
+        });
     }
 
     @Test
