@@ -46,9 +46,10 @@ import org.springframework.context.annotation.Import;
 
 /**
  * The delay queue, switched on by {@link EnableDelayQueue} on any configuration class: the task store on the
- * application's {@link DataSource} (schema applied by the queue's own Flyway, after the application's), the {@link DelayQueue}, the handler
- * scan, and, unless {@code delay.worker.enabled=false}, the engine that runs tasks. Hybrid mode adds the Redis time
- * index ({@link DelayQueueRedisConfiguration}). Every bean backs off when the application defines its own.
+ * application's {@link DataSource} (schema applied by the queue's own Flyway, after the application's), the
+ * {@link DelayQueue}, the handler scan, and, unless {@code delay.worker.enabled=false}, the engine that runs tasks.
+ * Hybrid mode adds the Redis time index ({@link DelayQueueRedisConfiguration}). Every bean backs off when the
+ * application defines its own.
  */
 @AutoConfiguration(afterName = { "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
         "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",

@@ -29,8 +29,9 @@ class DelayedHandlerAotProcessor implements BeanRegistrationAotProcessor {
 
     @Override
     public @Nullable BeanRegistrationAotContribution processAheadOfTime(RegisteredBean bean) {
-        Set<Method> handlers = MethodIntrospector.selectMethods(bean.getBeanClass(),
-                (ReflectionUtils.MethodFilter) method -> AnnotatedElementUtils.hasAnnotation(method, DelayedHandler.class));
+        ReflectionUtils.MethodFilter annotated = method -> AnnotatedElementUtils.hasAnnotation(method,
+                DelayedHandler.class);
+        Set<Method> handlers = MethodIntrospector.selectMethods(bean.getBeanClass(), annotated);
         if (handlers.isEmpty()) {
             return null;
         }

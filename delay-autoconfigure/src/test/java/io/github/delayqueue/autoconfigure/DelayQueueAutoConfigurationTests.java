@@ -114,7 +114,7 @@ class DelayQueueAutoConfigurationTests {
         });
     }
 
-    /** Why the README says to exclude the Redis starter in jdbc mode: Spring Boot checks a Redis it finds a client for. */
+    /** Why the README says to exclude the Redis starter in jdbc mode: Boot checks a Redis it finds a client for. */
     @Test
     void withSpringDataRedisOnTheClasspathBootAddsARedisHealthComponentEvenInJdbcMode() {
         withHealth.withUserConfiguration(Enabled.class).run(context -> {
@@ -239,8 +239,8 @@ class DelayQueueAutoConfigurationTests {
             }
             assertThat(context.getBeanFactory().getBeanDefinition("delayQueueSchemaInitializer").getDependsOn())
                 .as("an initializer itself waits only for initializers ordered before it")
-                .satisfiesAnyOf(dependsOn -> assertThat(dependsOn).isNull(),
-                        dependsOn -> assertThat(Arrays.asList(dependsOn)).doesNotContain("delayQueueSchemaInitializer"));
+                .satisfiesAnyOf(dependsOn -> assertThat(dependsOn).isNull(), dependsOn -> assertThat(
+                        Arrays.asList(dependsOn)).doesNotContain("delayQueueSchemaInitializer"));
         });
         runner.withUserConfiguration(Enabled.class)
             .withPropertyValues("delay.worker.enabled=true")

@@ -94,7 +94,8 @@ class PropertiesValidatorTest {
 
     @Test
     void propertyNamesAreTheKebabCaseOfTheFieldPaths() {
-        assertThat(PropertiesValidator.propertyName("delay", "worker.claimAhead")).isEqualTo("delay.worker.claim-ahead");
+        assertThat(PropertiesValidator.propertyName("delay", "worker.claimAhead"))
+            .isEqualTo("delay.worker.claim-ahead");
         assertThat(PropertiesValidator.propertyName("delay.metrics", "refreshInterval"))
             .isEqualTo("delay.metrics.refresh-interval");
     }
