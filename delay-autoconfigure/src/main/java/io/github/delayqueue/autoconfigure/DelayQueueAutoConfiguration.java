@@ -40,15 +40,16 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
-import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
+import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 
 /**
  * The delay queue, switched on by {@link EnableDelayQueue} on any configuration class: the task store on the
- * application's {@link DataSource} (schema applied by the queue's own Flyway), the {@link DelayQueue}, the handler
- * scan, and, unless {@code delay.worker.enabled=false}, the engine that runs tasks. Hybrid mode adds the Redis time
- * index ({@link DelayQueueRedisConfiguration}). Every bean backs off when the application defines its own.
+ * application's {@link DataSource} (schema applied by the queue's own Flyway, after the application's), the
+ * {@link DelayQueue}, the handler scan, and, unless {@code delay.worker.enabled=false}, the engine that runs tasks.
+ * Hybrid mode adds the Redis time index ({@link DelayQueueRedisConfiguration}). Every bean backs off when the
+ * application defines its own.
  */
 @AutoConfiguration(afterName = { "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
         "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
@@ -56,7 +57,8 @@ import org.springframework.context.annotation.Import;
         "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration" })
 @ConditionalOnBean(annotation = EnableDelayQueue.class)
 @EnableConfigurationProperties(DelayQueueProperties.class)
-@Import(DelayQueueRedisConfiguration.class)
+// Boot orders database initializers only where one of its auto-configurations imports this; the queue may be alone.
+@Import({ DelayQueueRedisConfiguration.class, DatabaseInitializationDependencyConfigurer.class })
 public final class DelayQueueAutoConfiguration {
 
     @Bean
@@ -84,20 +86,17 @@ public final class DelayQueueAutoConfiguration {
         return new ClockAligner(clock, store::currentTimeMicros, properties.getClock().getAlignInterval());
     }
 
-    /** Runs after the application's own Flyway or Liquibase, so theirs meets the empty schema it may expect. */
+    /** A database initializer to Spring Boot: the store, the engine and the inspector wait for it. */
     @Bean
     @ConditionalOnMissingBean
-    @DependsOnDatabaseInitialization
     DelayQueueSchemaInitializer delayQueueSchemaInitializer(ObjectProvider<DataSource> dataSource,
             DelayQueueProperties properties) {
-        PropertiesValidator.validate(properties);
         return new DelayQueueSchemaInitializer(requireDataSource(dataSource), properties.getJdbc());
     }
 
     @Bean
     @ConditionalOnMissingBean
-    TaskStore delayTaskStore(ObjectProvider<DataSource> dataSource, DelayQueueProperties properties,
-            DelayQueueSchemaInitializer schema) {
+    TaskStore delayTaskStore(ObjectProvider<DataSource> dataSource, DelayQueueProperties properties) {
         DataSource unique = requireDataSource(dataSource);
         String advice = JdbcTimeoutAdvice.check(unique);
         if (advice != null) {

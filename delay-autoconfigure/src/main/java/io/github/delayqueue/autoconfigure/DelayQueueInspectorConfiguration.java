@@ -12,15 +12,15 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * The {@link TaskInspector} the actuator parts share, imported by each of their auto-configurations, so it exists
- * only when one of them does. It waits for the schema like the task store does.
+ * only when one of them does. It waits for the schema like the task store does
+ * ({@link DelayQueueDependsOnDatabaseInitializationDetector}).
  */
 @Configuration(proxyBeanMethods = false)
 class DelayQueueInspectorConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    TaskInspector delayTaskInspector(ObjectProvider<DataSource> dataSource, DelayQueueProperties properties,
-            DelayQueueSchemaInitializer schema) {
+    TaskInspector delayTaskInspector(ObjectProvider<DataSource> dataSource, DelayQueueProperties properties) {
         return new JdbcTaskInspector(dataSource.getObject(), properties.getJdbc().getTableName());
     }
 }

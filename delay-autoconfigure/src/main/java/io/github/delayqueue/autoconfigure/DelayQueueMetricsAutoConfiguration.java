@@ -41,7 +41,6 @@ public final class DelayQueueMetricsAutoConfiguration {
     @ConditionalOnMissingBean
     QueueGauges delayQueueGauges(TaskInspector inspector, ObjectProvider<Indexer> indexer, QueueClock clock,
             DelayQueueMetricsProperties properties) {
-        PropertiesValidator.validate(properties);
         return new QueueGauges(inspector, indexer.getIfAvailable(), clock, properties.getRefreshInterval());
     }
 }

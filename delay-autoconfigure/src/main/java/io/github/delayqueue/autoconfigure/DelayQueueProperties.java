@@ -6,13 +6,17 @@ import io.github.delayqueue.store.TableNames;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.util.unit.DataSize;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
 
 /**
- * Configuration of the delay queue, under {@code delay.*}.
+ * Configuration of the delay queue, under {@code delay.*}. A {@link Validator}, so Spring Boot checks every value
+ * while it binds them and startup fails naming the property and its rule.
  */
 @ConfigurationProperties("delay")
-public class DelayQueueProperties {
+public class DelayQueueProperties implements Validator {
 
     /**
      * Where due tasks are found: "hybrid" keeps tasks due soon in a Redis time index for millisecond wake-ups (needs
@@ -96,6 +100,17 @@ public class DelayQueueProperties {
         return clock;
     }
 
+    /** This class and its groups ({@link Jdbc}, {@link Worker}, ...), which Boot validates as each is bound. */
+    @Override
+    public boolean supports(Class<?> type) {
+        return PropertiesValidator.supports(type);
+    }
+
+    @Override
+    public void validate(Object target, Errors errors) {
+        PropertiesValidator.validate(target, errors);
+    }
+
     /** Where due tasks are found. */
     public enum Mode {
 
@@ -122,8 +137,12 @@ public class DelayQueueProperties {
          */
         private @Nullable String schemaHistoryTable;
 
-        /** Whether to create and upgrade the task table at startup. */
-        private boolean initializeSchema = true;
+        /**
+         * When to create and upgrade the task table at startup, with the queue's own Flyway, after the application's
+         * own Flyway or Liquibase: "always"; "embedded", only on an embedded database (which MySQL and MariaDB
+         * never are); "never", to manage it yourself from the scripts in classpath:db/delay/migration.
+         */
+        private DatabaseInitializationMode initializeSchema = DatabaseInitializationMode.ALWAYS;
 
         /**
          * How often an idle instance looks for due tasks in the database: in jdbc mode always, in hybrid mode while
@@ -152,11 +171,11 @@ public class DelayQueueProperties {
             return schemaHistoryTable != null ? schemaHistoryTable : TableNames.defaultHistoryTable(tableName);
         }
 
-        public boolean isInitializeSchema() {
+        public DatabaseInitializationMode getInitializeSchema() {
             return initializeSchema;
         }
 
-        public void setInitializeSchema(boolean initializeSchema) {
+        public void setInitializeSchema(DatabaseInitializationMode initializeSchema) {
             this.initializeSchema = initializeSchema;
         }
 

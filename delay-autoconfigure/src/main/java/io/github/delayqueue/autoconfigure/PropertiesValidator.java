@@ -1,146 +1,220 @@
 package io.github.delayqueue.autoconfigure;
 
 import java.time.Duration;
+import java.util.Locale;
+import java.util.Set;
 
 import io.github.delayqueue.store.JdbcTaskStore;
 import io.github.delayqueue.store.TableNames;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.validation.Errors;
 
 /**
- * Checks {@code delay.*} at startup, so a wrong value fails fast with the property, the value and the rule named,
- * instead of misbehaving later.
+ * The rules of {@code delay.*}, applied by Spring Boot while it binds the properties (both properties classes are
+ * {@link org.springframework.validation.Validator}s), so a wrong value fails startup whichever of the queue's beans
+ * an application replaces. Every rejection's message starts with the property's name, so the exception says it even
+ * where no failure analyzer prints it.
+ *
+ * <p>Spring Boot validates each nested group ({@code delay.worker}, {@code delay.jdbc}, ...) that has a bound value
+ * as soon as it is bound, and a rejection there carries the value's origin (file and line); then the whole, which
+ * repeats the groups' rules for the defaults. It stops at the first group with a bad value.
  */
 final class PropertiesValidator {
 
-    private PropertiesValidator() {
+    /** The code of every rejection; the messages carry the detail. */
+    static final String INVALID = "delay.invalid";
+
+    /** The groups validated by themselves as well, when bound. */
+    private static final Set<Class<?>> GROUPS = Set.of(DelayQueueProperties.Jdbc.class,
+            DelayQueueProperties.Hybrid.class, DelayQueueProperties.Redis.class, DelayQueueProperties.Worker.class,
+            DelayQueueProperties.Retry.class, DelayQueueProperties.Payload.class, DelayQueueProperties.Retention.class,
+            DelayQueueProperties.Health.class, DelayQueueProperties.Clock.class);
+
+    private final Errors errors;
+
+    private PropertiesValidator(Errors errors) {
+        this.errors = errors;
     }
 
-    static void validate(DelayQueueProperties properties) {
-        if (properties.getInstanceId() != null && (properties.getInstanceId().isBlank()
-                || properties.getInstanceId().length() > InstanceIds.MAX_LENGTH - 9)) {
-            throw invalid("delay.instance-id", properties.getInstanceId(), "must be 1 to "
-                    + (InstanceIds.MAX_LENGTH - 9) + " characters (the queue adds a 9-character suffix per process)");
+    static boolean supports(Class<?> type) {
+        return DelayQueueProperties.class == type || GROUPS.contains(type);
+    }
+
+    /** Validates {@link DelayQueueProperties} or one of its groups. */
+    static void validate(Object target, Errors errors) {
+        PropertiesValidator validator = new PropertiesValidator(errors);
+        if (target instanceof DelayQueueProperties properties) {
+            validator.all(properties);
         }
-        DelayQueueProperties.Jdbc jdbc = properties.getJdbc();
+        else if (target instanceof DelayQueueProperties.Jdbc jdbc) {
+            validator.jdbc("", jdbc);
+        }
+        else if (target instanceof DelayQueueProperties.Hybrid hybrid) {
+            validator.hybrid("", hybrid);
+        }
+        else if (target instanceof DelayQueueProperties.Redis redis) {
+            validator.redis("", redis);
+        }
+        else if (target instanceof DelayQueueProperties.Worker worker) {
+            validator.worker("", worker);
+        }
+        else if (target instanceof DelayQueueProperties.Retry retry) {
+            validator.retry("", retry);
+        }
+        else if (target instanceof DelayQueueProperties.Payload payload) {
+            validator.payload("", payload);
+        }
+        else if (target instanceof DelayQueueProperties.Retention retention) {
+            validator.retention("", retention);
+        }
+        else if (target instanceof DelayQueueProperties.Health health) {
+            validator.positiveIfSet("maxOverdue", health.getMaxOverdue());
+        }
+        else if (target instanceof DelayQueueProperties.Clock clock) {
+            validator.positive("alignInterval", clock.getAlignInterval());
+        }
+    }
+
+    static void validate(DelayQueueMetricsProperties metrics, Errors errors) {
+        new PropertiesValidator(errors).positive("refreshInterval", metrics.getRefreshInterval());
+    }
+
+    private void all(DelayQueueProperties properties) {
+        String instanceId = properties.getInstanceId();
+        if (instanceId != null && (instanceId.isBlank() || instanceId.length() > InstanceIds.MAX_LENGTH - 9)) {
+            reject("instanceId", "must be 1 to " + (InstanceIds.MAX_LENGTH - 9)
+                    + " characters (the queue adds a 9-character suffix per process)");
+        }
+        jdbc("jdbc.", properties.getJdbc());
+        hybrid("hybrid.", properties.getHybrid());
+        redis("redis.", properties.getRedis());
+        worker("worker.", properties.getWorker());
+        retry("retry.", properties.getRetry());
+        payload("payload.", properties.getPayload());
+        retention("retention.", properties.getRetention());
+        positiveIfSet("health.maxOverdue", properties.getHealth().getMaxOverdue());
+        positive("clock.alignInterval", properties.getClock().getAlignInterval());
+    }
+
+    private void jdbc(String at, DelayQueueProperties.Jdbc jdbc) {
         if (jdbc.getTableName() == null || !TableNames.isValidTaskTable(jdbc.getTableName())) {
-            throw invalid("delay.jdbc.table-name", jdbc.getTableName(), "must be a table name of letters, digits and "
-                    + "underscores, not starting with a digit, at most " + TableNames.MAX_TASK_TABLE_LENGTH
-                    + " characters: the queue adds up to " + TableNames.DERIVED_SUFFIX_ROOM + " to it for index names "
-                    + "and the default delay.jdbc.schema-history-table, and MySQL and MariaDB allow "
+            reject(at + "tableName", "must be a table name of letters, digits and underscores, not starting with a "
+                    + "digit, at most " + TableNames.MAX_TASK_TABLE_LENGTH + " characters: the queue adds up to "
+                    + TableNames.DERIVED_SUFFIX_ROOM + " to it for index names and the default "
+                    + "delay.jdbc.schema-history-table, and MySQL and MariaDB allow "
                     + TableNames.MAX_IDENTIFIER_LENGTH);
         }
         String history = jdbc.getSchemaHistoryTable();
         if (history != null && !TableNames.isValidHistoryTable(history)) {
-            throw invalid("delay.jdbc.schema-history-table", history, "must be a table name of letters, digits and "
-                    + "underscores, not starting with a digit, at most " + TableNames.MAX_IDENTIFIER_LENGTH
-                    + " characters; leave it unset for " + TableNames.defaultHistoryTable("<table-name>"));
+            reject(at + "schemaHistoryTable", "must be a table name of letters, digits and underscores, not "
+                    + "starting with a digit, at most " + TableNames.MAX_IDENTIFIER_LENGTH + " characters; leave it "
+                    + "unset for " + TableNames.defaultHistoryTable("<table-name>"));
         }
-        if (history != null && history.equalsIgnoreCase(jdbc.getTableName())) {
-            throw invalid("delay.jdbc.schema-history-table", history,
-                    "must not be the task table itself (delay.jdbc.table-name)");
+        else if (history != null && history.equalsIgnoreCase(jdbc.getTableName())) {
+            reject(at + "schemaHistoryTable", "must not be the task table itself (delay.jdbc.table-name)");
         }
-        positive("delay.jdbc.poll-interval", jdbc.getPollInterval());
+        positive(at + "pollInterval", jdbc.getPollInterval());
+    }
 
-        if (properties.getMode() == DelayQueueProperties.Mode.HYBRID) {
-            DelayQueueProperties.Hybrid hybrid = properties.getHybrid();
-            positive("delay.hybrid.threshold", hybrid.getThreshold());
-            positive("delay.hybrid.migration-interval", hybrid.getMigrationInterval());
-            if (hybrid.getMigrationInterval().compareTo(hybrid.getThreshold()) >= 0) {
-                throw invalid("delay.hybrid.migration-interval", hybrid.getMigrationInterval(),
-                        "must be shorter than delay.hybrid.threshold (" + hybrid.getThreshold()
-                                + "), or tasks could fall due before they are moved into Redis");
-            }
-            atLeast("delay.hybrid.migration-batch-size", hybrid.getMigrationBatchSize(), 1);
-            notNegative("delay.hybrid.sweep-grace", hybrid.getSweepGrace());
-            positive("delay.hybrid.sweep-interval", hybrid.getSweepInterval());
-            DelayQueueProperties.Redis redis = properties.getRedis();
-            if (redis.getKeyPrefix() == null || redis.getKeyPrefix().isBlank()
-                    || !redis.getKeyPrefix().matches("[^{}\\s]+")) {
-                throw invalid("delay.redis.key-prefix", redis.getKeyPrefix(),
-                        "must be non-empty, without spaces or braces (the queue adds its own hash tags)");
-            }
-            if (redis.getShards() < 1 || redis.getShards() > 1024) {
-                throw invalid("delay.redis.shards", redis.getShards(), "must be between 1 and 1024");
-            }
-            positive("delay.redis.max-wait", redis.getMaxWait());
+    private void hybrid(String at, DelayQueueProperties.Hybrid hybrid) {
+        positive(at + "threshold", hybrid.getThreshold());
+        positive(at + "migrationInterval", hybrid.getMigrationInterval());
+        if (hybrid.getThreshold() != null && hybrid.getMigrationInterval() != null
+                && hybrid.getMigrationInterval().compareTo(hybrid.getThreshold()) >= 0) {
+            reject(at + "migrationInterval", "must be shorter than delay.hybrid.threshold ("
+                    + hybrid.getThreshold() + "), or tasks could fall due before they are moved into Redis");
         }
+        atLeast(at + "migrationBatchSize", hybrid.getMigrationBatchSize(), 1);
+        notNegative(at + "sweepGrace", hybrid.getSweepGrace());
+        positive(at + "sweepInterval", hybrid.getSweepInterval());
+    }
 
-        DelayQueueProperties.Worker worker = properties.getWorker();
-        atLeast("delay.worker.threads", worker.getThreads(), 1);
-        atLeast("delay.worker.prefetch", worker.getPrefetch(), 0);
-        atLeast("delay.worker.batch-size", worker.getBatchSize(), 1);
-        notNegative("delay.worker.claim-ahead", worker.getClaimAhead());
-        if (worker.getClaimAhead().compareTo(Duration.ofSeconds(1)) > 0) {
-            throw invalid("delay.worker.claim-ahead", worker.getClaimAhead(),
-                    "must be at most 1s: a claim made earlier holds tasks other instances could run");
+    private void redis(String at, DelayQueueProperties.Redis redis) {
+        if (redis.getKeyPrefix() == null || redis.getKeyPrefix().isBlank()
+                || !redis.getKeyPrefix().matches("[^{}\\s]+")) {
+            reject(at + "keyPrefix", "must be non-empty, without spaces or braces (the queue adds its own hash tags)");
         }
-        if (worker.getLease().compareTo(Duration.ofSeconds(1)) < 0) {
-            throw invalid("delay.worker.lease", worker.getLease(), "must be at least 1s");
+        if (redis.getShards() < 1 || redis.getShards() > 1024) {
+            reject(at + "shards", "must be between 1 and 1024");
         }
-        positive("delay.worker.recovery-interval", worker.getRecoveryInterval());
-        notNegative("delay.worker.shutdown-timeout", worker.getShutdownTimeout());
+        positive(at + "maxWait", redis.getMaxWait());
+    }
 
-        DelayQueueProperties.Retry retry = properties.getRetry();
-        atLeast("delay.retry.max-attempts", retry.getMaxAttempts(), 1);
-        notNegative("delay.retry.backoff", retry.getBackoff());
+    private void worker(String at, DelayQueueProperties.Worker worker) {
+        atLeast(at + "threads", worker.getThreads(), 1);
+        atLeast(at + "prefetch", worker.getPrefetch(), 0);
+        atLeast(at + "batchSize", worker.getBatchSize(), 1);
+        notNegative(at + "claimAhead", worker.getClaimAhead());
+        if (worker.getClaimAhead() != null && worker.getClaimAhead().compareTo(Duration.ofSeconds(1)) > 0) {
+            reject(at + "claimAhead", "must be at most 1s: a claim made earlier holds tasks other instances could run");
+        }
+        if (worker.getLease() == null || worker.getLease().compareTo(Duration.ofSeconds(1)) < 0) {
+            reject(at + "lease", "must be at least 1s");
+        }
+        positive(at + "recoveryInterval", worker.getRecoveryInterval());
+        notNegative(at + "shutdownTimeout", worker.getShutdownTimeout());
+    }
+
+    private void retry(String at, DelayQueueProperties.Retry retry) {
+        atLeast(at + "maxAttempts", retry.getMaxAttempts(), 1);
+        notNegative(at + "backoff", retry.getBackoff());
         if (!(retry.getMultiplier() >= 1.0) || Double.isInfinite(retry.getMultiplier())) {
-            throw invalid("delay.retry.multiplier", retry.getMultiplier(), "must be a number of at least 1");
+            reject(at + "multiplier", "must be a number of at least 1");
         }
-        if (retry.getMaxBackoff().compareTo(retry.getBackoff()) < 0) {
-            throw invalid("delay.retry.max-backoff", retry.getMaxBackoff(),
-                    "must not be shorter than delay.retry.backoff (" + retry.getBackoff() + ")");
+        if (retry.getMaxBackoff() == null
+                || retry.getBackoff() != null && retry.getMaxBackoff().compareTo(retry.getBackoff()) < 0) {
+            reject(at + "maxBackoff", "must not be shorter than delay.retry.backoff (" + retry.getBackoff() + ")");
         }
+    }
 
-        long maxSize = properties.getPayload().getMaxSize().toBytes();
-        if (maxSize < 1 || maxSize > JdbcTaskStore.MAX_PAYLOAD_BYTES) {
-            throw invalid("delay.payload.max-size", properties.getPayload().getMaxSize(),
+    private void payload(String at, DelayQueueProperties.Payload payload) {
+        if (payload.getMaxSize() == null || payload.getMaxSize().toBytes() < 1
+                || payload.getMaxSize().toBytes() > JdbcTaskStore.MAX_PAYLOAD_BYTES) {
+            reject(at + "maxSize",
                     "must be between 1B and " + JdbcTaskStore.MAX_PAYLOAD_BYTES + "B (the payload column's size)");
         }
-
-        positive("delay.clock.align-interval", properties.getClock().getAlignInterval());
-
-        DelayQueueProperties.Retention retention = properties.getRetention();
-        positiveIfSet("delay.retention.succeeded", retention.getSucceeded());
-        positiveIfSet("delay.retention.cancelled", retention.getCancelled());
-        positiveIfSet("delay.retention.failed", retention.getFailed());
-        positive("delay.retention.interval", retention.getInterval());
-        atLeast("delay.retention.batch-size", retention.getBatchSize(), 1);
-
-        positiveIfSet("delay.health.max-overdue", properties.getHealth().getMaxOverdue());
     }
 
-    static void validate(DelayQueueMetricsProperties metrics) {
-        positive("delay.metrics.refresh-interval", metrics.getRefreshInterval());
+    private void retention(String at, DelayQueueProperties.Retention retention) {
+        positiveIfSet(at + "succeeded", retention.getSucceeded());
+        positiveIfSet(at + "cancelled", retention.getCancelled());
+        positiveIfSet(at + "failed", retention.getFailed());
+        positive(at + "interval", retention.getInterval());
+        atLeast(at + "batchSize", retention.getBatchSize(), 1);
     }
 
-    private static void positive(String name, @Nullable Duration value) {
+    private void positive(String field, @Nullable Duration value) {
         if (value == null || value.isNegative() || value.isZero()) {
-            throw invalid(name, value, "must be a positive duration");
+            reject(field, "must be a positive duration");
         }
     }
 
-    private static void positiveIfSet(String name, @Nullable Duration value) {
+    private void positiveIfSet(String field, @Nullable Duration value) {
         if (value != null) {
-            positive(name, value);
+            positive(field, value);
         }
     }
 
-    private static void notNegative(String name, @Nullable Duration value) {
+    private void notNegative(String field, @Nullable Duration value) {
         if (value == null || value.isNegative()) {
-            throw invalid(name, value, "must not be negative");
+            reject(field, "must not be negative");
         }
     }
 
-    private static void atLeast(String name, int value, int min) {
+    private void atLeast(String field, int value, int min) {
         if (value < min) {
-            throw invalid(name, value, "must be at least " + min);
+            reject(field, "must be at least " + min);
         }
     }
 
-    private static InvalidConfigurationPropertyValueException invalid(String name, @Nullable Object value,
-            String reason) {
-        return new InvalidConfigurationPropertyValueException(name, value, reason);
+    /** Rejects {@code field} (a path below the validated object, e.g. {@code worker.claimAhead}) for the rule. */
+    private void reject(String field, String rule) {
+        errors.rejectValue(field, INVALID, propertyName(errors.getObjectName(), field) + " " + rule);
+    }
+
+    /** {@code delay} and {@code worker.claimAhead} make {@code delay.worker.claim-ahead}. */
+    static String propertyName(String prefix, String field) {
+        return prefix + "." + field.replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
     }
 }

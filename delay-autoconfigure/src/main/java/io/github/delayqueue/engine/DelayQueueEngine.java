@@ -21,7 +21,8 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  * container's grace period: first, before the web server drains its requests, the engine stops claiming and hands
  * back claimed tasks that never started; then, after the web server has stopped ({@link #drain()}, run by
  * {@link Drain}), it lets running handlers finish until {@code shutdown-timeout} after the first step and writes
- * their results. Only a handler still running then leaves its task to the lease.
+ * their results. Only a handler still running then leaves its task to the lease. While it runs, one non-daemon thread
+ * keeps the JVM up, so an application without a web server does not exit when its {@code main} returns.
  */
 public class DelayQueueEngine implements SmartLifecycle {
 
@@ -65,6 +66,9 @@ public class DelayQueueEngine implements SmartLifecycle {
     private volatile boolean drainedByLifecycle;
 
     private volatile long stoppedClaimingAt;
+
+    /** Not a daemon, unlike every other engine thread: a worker-only application (no web server) stays up. */
+    private volatile @Nullable Thread keepAlive;
 
     public DelayQueueEngine(EngineSettings settings, TaskStore store, @Nullable Indexer indexer,
             HandlerRegistry registry, PayloadCodec codec, RetryPolicy retryPolicy, Tiers tiers, QueueClock clock,
@@ -123,6 +127,7 @@ public class DelayQueueEngine implements SmartLifecycle {
         }
         dispatcher.start();
         jobs.forEach((job, interval) -> scheduler.scheduleWithFixedDelay(job, interval));
+        keepAlive = keepAlive();
         running = true;
         log.info("Delay queue engine started: instance {}, {} worker thread(s), {} mode", settings.instanceId(),
                 settings.threads(), indexer == null ? "jdbc" : "hybrid");
@@ -183,8 +188,32 @@ public class DelayQueueEngine implements SmartLifecycle {
         }
         finally {
             scheduler.shutdown();
+            endKeepAlive();
         }
         log.info("Delay queue engine stopped: instance {}", settings.instanceId());
+    }
+
+    /** Parks until the engine has stopped, so the JVM does not exit when {@code main} returns. */
+    private static Thread keepAlive() {
+        Thread thread = new Thread(() -> {
+            try {
+                Thread.sleep(Long.MAX_VALUE);
+            }
+            catch (InterruptedException ex) {
+                // the engine stopped: nothing of ours holds the JVM any more
+            }
+        }, "delay-keep-alive");
+        thread.setDaemon(false);
+        thread.start();
+        return thread;
+    }
+
+    private void endKeepAlive() {
+        Thread thread = keepAlive;
+        keepAlive = null;
+        if (thread != null) {
+            thread.interrupt();
+        }
     }
 
     /** Claimed tasks that never started go back to pending, attempt uncounted, so others take them at once. */
@@ -251,6 +280,7 @@ public class DelayQueueEngine implements SmartLifecycle {
         if (indexer != null) {
             indexer.index().unsubscribe();
         }
+        endKeepAlive();
     }
 
     @Override

@@ -20,7 +20,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.endpoint.web.WebEndpointAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.health.autoconfigure.contributor.HealthContributorAutoConfiguration;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
@@ -173,21 +172,5 @@ class DelayQueueActuatorAutoConfigurationIT {
             assertThat(context).hasNotFailed();
             assertThat(context.getBean(HandlerInvoker.class)).isSameAs(HandlerInvoker.DIRECT);
         });
-    }
-
-    @Test
-    void badValuesFailNamingTheProperty() {
-        runner.withUserConfiguration(Enabled.class)
-            .withPropertyValues("delay.metrics.refresh-interval=0s")
-            .run(context -> assertThat(context).getFailure()
-                .rootCause()
-                .isInstanceOf(InvalidConfigurationPropertyValueException.class)
-                .hasMessageContaining("delay.metrics.refresh-interval"));
-        runner.withUserConfiguration(Enabled.class)
-            .withPropertyValues("delay.health.max-overdue=-5s")
-            .run(context -> assertThat(context).getFailure()
-                .rootCause()
-                .isInstanceOf(InvalidConfigurationPropertyValueException.class)
-                .hasMessageContaining("delay.health.max-overdue"));
     }
 }

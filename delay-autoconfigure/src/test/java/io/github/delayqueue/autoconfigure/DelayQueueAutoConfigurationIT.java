@@ -71,11 +71,12 @@ class DelayQueueAutoConfigurationIT {
         });
     }
 
+    /** Property validation, and the rest that needs no database: {@link DelayQueueAutoConfigurationTests}. */
     @Test
     void jdbcModeNeedsNoRedis() {
         runner.withUserConfiguration(Enabled.class)
             .withPropertyValues("delay.mode=jdbc")
-            .withClassLoader(new FilteredClassLoader(RedisConnectionFactory.class))
+            .withClassLoader(DelayQueueAutoConfigurationTests.WITHOUT_REDIS)
             .run(context -> {
                 assertThat(context).hasSingleBean(DelayQueue.class);
                 assertThat(context).doesNotHaveBean(TimeIndex.class);
@@ -120,25 +121,6 @@ class DelayQueueAutoConfigurationIT {
     void userBeansReplaceOurs() {
         runner.withUserConfiguration(OwnCodec.class)
             .run(context -> assertThat(context.getBean(PayloadCodec.class)).isSameAs(OwnCodec.codec));
-    }
-
-    @Test
-    void aBadPropertyFailsStartupNamingIt() {
-        runner.withUserConfiguration(Enabled.class)
-            .withPropertyValues("delay.hybrid.threshold=10s", "delay.hybrid.migration-interval=30s")
-            .run(context -> assertThat(context).getFailure()
-                .rootCause()
-                .isInstanceOf(InvalidConfigurationPropertyValueException.class)
-                .hasMessageContaining("delay.hybrid.migration-interval")
-                .hasMessageContaining("delay.hybrid.threshold"));
-        runner.withUserConfiguration(Enabled.class)
-            .withPropertyValues("delay.worker.threads=0")
-            .run(context -> assertThat(context).getFailure().rootCause().hasMessageContaining("delay.worker.threads"));
-        runner.withUserConfiguration(Enabled.class)
-            .withPropertyValues("delay.jdbc.table-name=tasks; DROP TABLE x")
-            .run(context -> assertThat(context).getFailure()
-                .rootCause()
-                .hasMessageContaining("delay.jdbc.table-name"));
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -11,6 +11,7 @@ import org.apache.commons.logging.Log;
 import org.springframework.boot.EnvironmentPostProcessor;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.logging.DeferredLogFactory;
+import org.springframework.context.aot.AbstractAotProcessor;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.Environment;
@@ -23,7 +24,8 @@ import org.springframework.util.StringUtils;
  * {@code spring.data.redis.*} at them. "Configured" means the properties are set anywhere Spring Boot reads them
  * (command line, environment variables such as {@code SPRING_DATASOURCE_URL}, {@code config/application.properties});
  * whether some server happens to answer on a default port does not count. {@code sample.embedded.enabled=false}
- * turns this off, for a run whose connections come from elsewhere (Testcontainers' service connections, say).
+ * turns this off, for a run whose connections come from elsewhere (Testcontainers' service connections, say); the
+ * build's ahead-of-time processing ({@code spring-boot:process-aot}) starts nothing either.
  *
  * <p>Runs last among the post-processors, after the application's configuration files were read. The servers stop
  * after the application context has closed and released its connections ({@link EmbeddedServers}).
@@ -104,8 +106,9 @@ public class EmbeddedServicesEnvironmentPostProcessor implements EnvironmentPost
     record Missing(boolean database, boolean redis) {
 
         static Missing in(Environment environment) {
-            if (!environment.getProperty(ENABLED_PROPERTY, Boolean.class, true)) {
-                return new Missing(false, false);
+            if (!environment.getProperty(ENABLED_PROPERTY, Boolean.class, true)
+                    || environment.getProperty(AbstractAotProcessor.AOT_PROCESSING, Boolean.class, false)) {
+                return new Missing(false, false); // switched off, or a build's AOT run, which connects to nothing
             }
             return new Missing(noneSet(environment, DATABASE_PROPERTIES), noneSet(environment, REDIS_PROPERTIES));
         }

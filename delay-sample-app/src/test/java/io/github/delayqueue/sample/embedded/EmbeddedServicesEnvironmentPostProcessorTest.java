@@ -53,6 +53,12 @@ class EmbeddedServicesEnvironmentPostProcessorTest {
     }
 
     @Test
+    void theBuildsAotProcessingStartsNothing() {
+        MockEnvironment environment = new MockEnvironment().withProperty("spring.aot.processing", "true");
+        assertThat(Missing.in(environment)).isEqualTo(new Missing(false, false));
+    }
+
+    @Test
     void turnedOffNothingIsMissing() {
         MockEnvironment environment = new MockEnvironment().withProperty("sample.embedded.enabled", "false");
         assertThat(Missing.in(environment)).isEqualTo(new Missing(false, false));
