@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Set;
 
-import io.github.delayqueue.store.JdbcTaskStore;
 import io.github.delayqueue.store.TableNames;
+import io.github.delayqueue.store.TaskTable;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.validation.Errors;
@@ -170,9 +170,9 @@ final class PropertiesValidator {
 
     private void payload(String at, DelayQueueProperties.Payload payload) {
         if (payload.getMaxSize() == null || payload.getMaxSize().toBytes() < 1
-                || payload.getMaxSize().toBytes() > JdbcTaskStore.MAX_PAYLOAD_BYTES) {
+                || payload.getMaxSize().toBytes() > TaskTable.MAX_PAYLOAD_BYTES) {
             reject(at + "maxSize",
-                    "must be between 1B and " + JdbcTaskStore.MAX_PAYLOAD_BYTES + "B (the payload column's size)");
+                    "must be between 1B and " + TaskTable.MAX_PAYLOAD_BYTES + "B (the payload column's size)");
         }
     }
 

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 
 import io.github.delayqueue.api.TaskRequest;
-import io.github.delayqueue.store.JdbcTaskStore;
+import io.github.delayqueue.store.TaskTable;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -30,9 +30,9 @@ public final class TaskValidator {
         if (type == null || type.isBlank()) {
             throw new IllegalArgumentException("task type must not be blank");
         }
-        if (type.length() > JdbcTaskStore.MAX_TYPE_LENGTH) {
+        if (type.length() > TaskTable.MAX_TYPE_LENGTH) {
             throw new IllegalArgumentException("task type is " + type.length() + " characters long; the limit is "
-                    + JdbcTaskStore.MAX_TYPE_LENGTH + ": '" + type.substring(0, 40) + "...'");
+                    + TaskTable.MAX_TYPE_LENGTH + ": '" + type.substring(0, 40) + "...'");
         }
         checkText("task type", type, false);
         checkNoTrailingSpace("task type", type, "remove the trailing spaces");
@@ -45,9 +45,9 @@ public final class TaskValidator {
         if (key.isEmpty()) {
             throw new IllegalArgumentException("task key must not be empty; pass null for a task without a key");
         }
-        if (key.length() > JdbcTaskStore.MAX_KEY_LENGTH) {
+        if (key.length() > TaskTable.MAX_KEY_LENGTH) {
             throw new IllegalArgumentException("task key is " + key.length() + " characters long; the limit is "
-                    + JdbcTaskStore.MAX_KEY_LENGTH + "; use a shorter business key or a hash of it");
+                    + TaskTable.MAX_KEY_LENGTH + "; use a shorter business key or a hash of it");
         }
         checkText("task key", key, false);
         checkNoTrailingSpace("task key", key, "strip the key, or encode it (hex, Base64) if the spaces matter");
@@ -61,7 +61,7 @@ public final class TaskValidator {
 
     /** Checks the encoded payload against {@code delay.payload.max-size} and for text the database would alter. */
     public void checkPayload(String type, String json) {
-        long bytes = JdbcTaskStore.payloadBytes(json);
+        long bytes = TaskTable.payloadBytes(json);
         if (bytes > maxPayloadBytes) {
             throw new IllegalArgumentException("payload of task type '" + type + "' is " + bytes
                     + " bytes as JSON; the limit (delay.payload.max-size) is " + maxPayloadBytes

@@ -62,14 +62,25 @@ public class JdbcTaskInspector implements TaskInspector {
 
     private final String table;
 
+    private final String typesOfStatus;
+
+    private final String oldestDue;
+
+    private final String firstDueTimes;
+
+    private final String selectMaxId;
+
+    private final String rerunFailed;
+
     public JdbcTaskInspector(DataSource dataSource, String table) {
-        if (!TableNames.isValidTaskTable(table)) {
-            throw new IllegalArgumentException("Invalid task table name '" + table + "': use letters, digits and "
-                    + "underscores, at most " + TableNames.MAX_TASK_TABLE_LENGTH + " characters");
-        }
+        this.table = TableNames.quoted(TableNames.requireValidTaskTable(table));
         this.jdbc = new JdbcTemplate(dataSource);
         this.jdbc.setQueryTimeout(QUERY_TIMEOUT_SECONDS);
-        this.table = TableNames.quoted(table);
+        this.typesOfStatus = TYPES_OF_STATUS.formatted(this.table);
+        this.oldestDue = OLDEST_DUE.formatted(this.table);
+        this.firstDueTimes = FIRST_DUE_TIMES.formatted(this.table);
+        this.selectMaxId = MAX_ID.formatted(this.table);
+        this.rerunFailed = RERUN_FAILED.formatted(this.table);
     }
 
     /** Exact up to {@link #EXACT_UP_TO}, else the optimizer's estimate (never below what was counted). */
@@ -102,7 +113,7 @@ public class JdbcTaskInspector implements TaskInspector {
     public List<TypeCount> countByTypeAndStatus(Set<TaskStatus> statuses, int perStatus) {
         List<TypeCount> counts = new ArrayList<>();
         for (TaskStatus status : statuses) {
-            jdbc.query(TYPES_OF_STATUS.formatted(table), rs -> {
+            jdbc.query(typesOfStatus, rs -> {
                 counts.add(new TypeCount(rs.getString("task_type"), status, rs.getLong("n")));
             }, status.name(), perStatus);
         }
@@ -113,7 +124,7 @@ public class JdbcTaskInspector implements TaskInspector {
     public Overdue overdue(long dueBefore) {
         Long oldest = null;
         for (TaskStatus status : PENDING) {
-            Long due = jdbc.queryForObject(OLDEST_DUE.formatted(table), Long.class, status.name());
+            Long due = jdbc.queryForObject(oldestDue, Long.class, status.name());
             if (due != null && due < dueBefore && (oldest == null || due < oldest)) {
                 oldest = due;
             }
@@ -126,7 +137,7 @@ public class JdbcTaskInspector implements TaskInspector {
 
     @Override
     public CumulativeCounts requestedDelays(List<Long> boundsMillis, int sample) {
-        Long maxId = jdbc.queryForObject(MAX_ID.formatted(table), Long.class);
+        Long maxId = jdbc.queryForObject(selectMaxId, Long.class);
         if (maxId == null) {
             return new CumulativeCounts(0, Collections.nCopies(boundsMillis.size(), 0L));
         }
@@ -145,7 +156,7 @@ public class JdbcTaskInspector implements TaskInspector {
         long total = 0;
         boolean estimated = false;
         for (TaskStatus status : PENDING) {
-            List<Long> first = jdbc.queryForList(FIRST_DUE_TIMES.formatted(table), Long.class, status.name(),
+            List<Long> first = jdbc.queryForList(firstDueTimes, Long.class, status.name(),
                     EXACT_UP_TO + 1);
             boolean complete = first.size() <= EXACT_UP_TO;
             for (int i = 0; i < atOrBelow.length; i++) {
@@ -202,6 +213,6 @@ public class JdbcTaskInspector implements TaskInspector {
         if (!status.isPending()) {
             throw new IllegalArgumentException("A re-run task must become pending, not " + status);
         }
-        return jdbc.update(RERUN_FAILED.formatted(table), status.name(), dueAt, now, id) == 1;
+        return jdbc.update(rerunFailed, status.name(), dueAt, now, id) == 1;
     }
 }

@@ -37,6 +37,19 @@ public final class TableNames {
         return name.length() <= MAX_IDENTIFIER_LENGTH && NAME.matcher(name).matches();
     }
 
+    /**
+     * The task table's name, checked: what the store, the inspector and the schema all do before they use it.
+     *
+     * @throws IllegalArgumentException naming the rule the name breaks
+     */
+    static String requireValidTaskTable(String name) {
+        if (!isValidTaskTable(name)) {
+            throw new IllegalArgumentException("Invalid task table name '" + name + "': use letters, digits and "
+                    + "underscores, at most " + MAX_TASK_TABLE_LENGTH + " characters");
+        }
+        return name;
+    }
+
     /** The schema-history table a task table gets unless one is configured: its own, so none is ever shared. */
     public static String defaultHistoryTable(String taskTable) {
         return taskTable + HISTORY_SUFFIX;

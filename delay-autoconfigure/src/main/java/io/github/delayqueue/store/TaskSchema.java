@@ -33,10 +33,7 @@ public final class TaskSchema {
     private final String historyTable;
 
     public TaskSchema(DataSource dataSource, String table, String historyTable) {
-        if (!TableNames.isValidTaskTable(table)) {
-            throw new IllegalArgumentException("Invalid task table name '" + table + "': use letters, digits and "
-                    + "underscores, at most " + TableNames.MAX_TASK_TABLE_LENGTH + " characters");
-        }
+        TableNames.requireValidTaskTable(table);
         if (!TableNames.isValidHistoryTable(historyTable) || historyTable.equalsIgnoreCase(table)) {
             throw new IllegalArgumentException("Invalid schema history table name '" + historyTable + "': use "
                     + "letters, digits and underscores, at most " + TableNames.MAX_IDENTIFIER_LENGTH

@@ -1,10 +1,14 @@
 package io.github.delayqueue.store;
 
+import java.util.Collection;
 import java.util.Collections;
 
 /**
- * The SQL of the task table for MySQL 8 and MariaDB 10.6+, in one place. {@code %1$s} is the table name; an
- * {@code %2$s} is a list of {@code ?} placeholders sized at the call.
+ * The SQL of the task table for MySQL 8 and MariaDB 10.6+, in one place. Every statement takes the (quoted) table as
+ * {@code %1$s}, which its user formats in once; a statement that names rows also takes {@code %2$s}, a list of
+ * {@code ?} placeholders, and a statement that names claims {@code %3$s}, a list of {@code (?, ?)} pairs, both sized
+ * at the call ({@link #forIds}, {@link #forClaims}). The inserts and the key lookups take their row lists as
+ * {@code %2$s} ({@link #valuesRows}, {@link #keyMatches}).
  */
 final class TaskSql {
 
@@ -38,21 +42,18 @@ final class TaskSql {
 
     static final String KEY_MATCH = "(task_type = ? AND task_key = ?)";
 
-    static final String SELECT_DUE_FOR_CLAIM = """
-            SELECT %2$s FROM %1$s
+    static final String SELECT_DUE_FOR_CLAIM = "SELECT " + CLAIM_COLUMNS + " FROM %1$s\n" + """
             WHERE status = ? AND due_at <= ?
             ORDER BY due_at
             LIMIT ?
             FOR UPDATE SKIP LOCKED""";
 
-    static final String SELECT_IDS_FOR_CLAIM = """
-            SELECT %3$s FROM %1$s
+    static final String SELECT_IDS_FOR_CLAIM = "SELECT " + CLAIM_COLUMNS + " FROM %1$s\n" + """
             WHERE id IN (%2$s) AND status IN ('SCHEDULED', 'QUEUED') AND due_at <= ?
             FOR UPDATE SKIP LOCKED""";
 
     /** Claims of this process whose answer it lost: claimed, never started, lease still well ahead. */
-    static final String SELECT_CLAIMED_BY = """
-            SELECT %2$s FROM %1$s
+    static final String SELECT_CLAIMED_BY = "SELECT " + CLAIM_COLUMNS + " FROM %1$s\n" + """
             WHERE status = 'RUNNING' AND owner = ? AND lease_until > ? AND started_at IS NULL""";
 
     /** Every claim gets the next claim number; the attempt is counted when the handler starts, not here. */
@@ -62,7 +63,7 @@ final class TaskSql {
             WHERE id IN (%2$s) AND status IN ('SCHEDULED', 'QUEUED')""";
 
     /*
-     * The statements below change one claim each: %2$s lists the ids (so the primary key range is used whatever the
+     * The statements below change claims: %2$s lists their ids (so the primary key range is used whatever the
      * optimizer makes of row constructors) and %3$s the (id, claim) pairs that must match.
      */
 
@@ -140,9 +141,9 @@ final class TaskSql {
             UPDATE %1$s SET due_at = ?, status = ?, updated_at = ?
             WHERE id = ? AND status IN ('SCHEDULED', 'QUEUED')""";
 
-    static final String FIND_BY_ID = "SELECT %2$s FROM %1$s WHERE id = ?";
+    static final String FIND_BY_ID = "SELECT " + COLUMNS + " FROM %1$s WHERE id = ?";
 
-    static final String FIND_BY_KEY = "SELECT %2$s FROM %1$s WHERE task_type = ? AND task_key = ?";
+    static final String FIND_BY_KEY = "SELECT " + COLUMNS + " FROM %1$s WHERE task_type = ? AND task_key = ?";
 
     /**
      * The server's clock in epoch microseconds. UTC_TIMESTAMP is independent of the session and server time zones;
@@ -166,5 +167,37 @@ final class TaskSql {
     /** {@code count} comma-separated {@code (?, ?)} pairs, for {@code (id, claims) IN (...)}. */
     static String pairPlaceholders(int count) {
         return String.join(", ", Collections.nCopies(count, "(?, ?)"));
+    }
+
+    /** {@code count} rows of {@link #INSERT_ROW}, for {@link #INSERT}. */
+    static String valuesRows(int count) {
+        return String.join(", ", Collections.nCopies(count, INSERT_ROW));
+    }
+
+    /** {@code count} {@link #KEY_MATCH}es, any of which selects a row, for {@link #SELECT_BY_KEYS}. */
+    static String keyMatches(int count) {
+        return String.join(" OR ", Collections.nCopies(count, KEY_MATCH));
+    }
+
+    /** A statement that names {@code count} rows by id. */
+    static String forIds(String template, String table, int count) {
+        return template.formatted(table, placeholders(count));
+    }
+
+    /** A statement that names {@code count} claims: their ids, then their (id, claim) pairs. */
+    static String forClaims(String template, String table, int count) {
+        return template.formatted(table, placeholders(count), pairPlaceholders(count));
+    }
+
+    /** The values of a statement that names rows by id: {@code head}, the {@code ids}, then {@code tail}. */
+    static Object[] args(Object[] head, Collection<Long> ids, Object... tail) {
+        Object[] args = new Object[head.length + ids.size() + tail.length];
+        System.arraycopy(head, 0, args, 0, head.length);
+        int p = head.length;
+        for (Long id : ids) {
+            args[p++] = id;
+        }
+        System.arraycopy(tail, 0, args, p, tail.length);
+        return args;
     }
 }

@@ -142,7 +142,7 @@ class JdbcTaskStoreIT {
         assertThat(status(ids.get(1))).isEqualTo("SUCCEEDED");
         assertThat(status(ids.get(2))).isEqualTo("FAILED");
         assertThat(jdbc.queryForObject("SELECT CHAR_LENGTH(last_error) FROM delay_task WHERE id = ?", Integer.class,
-                ids.get(2))).isEqualTo(JdbcTaskStore.MAX_ERROR_LENGTH);
+                ids.get(2))).isEqualTo(TaskTable.MAX_ERROR_LENGTH);
         assertThat(attempts(ids.get(1))).as("a success counts its attempt").isEqualTo(1);
     }
 

@@ -376,7 +376,7 @@ final class Ceiling {
         List<Claim> ids = new ArrayList<>(batch);
         long start = System.nanoTime();
         try (PreparedStatement ps = connection
-            .prepareStatement(LibrarySql.SELECT_DUE_FOR_CLAIM.formatted(TABLE, LibrarySql.CLAIM_COLUMNS))) {
+            .prepareStatement(LibrarySql.SELECT_DUE_FOR_CLAIM.formatted(TABLE))) {
             ps.setString(1, "SCHEDULED");
             ps.setLong(2, now);
             ps.setInt(3, batch);
@@ -402,7 +402,7 @@ final class Ceiling {
         long start = System.nanoTime();
         List<Claim> ids = new ArrayList<>(candidates.size());
         try (PreparedStatement ps = connection.prepareStatement(LibrarySql.SELECT_IDS_FOR_CLAIM.formatted(TABLE,
-                LibrarySql.placeholders(candidates.size()), LibrarySql.CLAIM_COLUMNS))) {
+                LibrarySql.placeholders(candidates.size())))) {
             int p = 1;
             for (Long id : candidates) {
                 ps.setLong(p++, id);

@@ -7,14 +7,13 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 
 import io.github.delayqueue.store.LibrarySql;
 
 /**
- * The library's plain insert of new tasks, done by hand: {@code TaskSql.INSERT} with one {@code INSERT_ROW} per row,
+ * The library's plain insert of new tasks, done by hand: {@code TaskSql.INSERT} with one row of placeholders per row,
  * the ids read back the way the library reads them (MariaDB: {@code RETURNING id}; MySQL: the first generated key
  * and {@code auto_increment_increment}), so a raw loop sends the server exactly what a {@code schedule()} makes it do.
  */
@@ -52,8 +51,7 @@ final class RawInsert {
 
     /** The statement for {@code rows} rows. */
     String sql(int rows) {
-        return LibrarySql.INSERT.formatted(table, String.join(", ", Collections.nCopies(rows, LibrarySql.INSERT_ROW)))
-                + (returning ? LibrarySql.RETURNING_ID : "");
+        return LibrarySql.INSERT.formatted(table, LibrarySql.valuesRows(rows)) + (returning ? LibrarySql.RETURNING_ID : "");
     }
 
     /**

@@ -5,17 +5,13 @@ package io.github.delayqueue.store;
  * exactly what the library's hot path runs and cannot drift from it: a change of the library's SQL changes the
  * ceiling with it, and a renamed statement stops the benchmark from compiling. This class sits in the library's
  * package only for that access; it is part of the benchmark jar, never of the library's. Same placeholders as
- * there: {@code %1$s} the table, {@code %2$s} a list of {@code ?}, {@code %3$s} a list of {@code (?, ?)} pairs.
+ * there: {@code %1$s} the table, {@code %2$s} a list of {@code ?} (the insert: its rows), {@code %3$s} a list of
+ * {@code (?, ?)} pairs. The claims' reads carry the columns the library's row mapper reads.
  */
 public final class LibrarySql {
 
-    /** What a claim reads of each row ({@code claims} included: the claim number fences every later write). */
-    public static final String CLAIM_COLUMNS = TaskSql.CLAIM_COLUMNS;
-
-    /** A plain (unkeyed) insert: {@code %2$s} is {@link #INSERT_ROW} once per row. */
+    /** A plain (unkeyed) insert: {@code %2$s} is {@link #valuesRows} of the row count. */
     public static final String INSERT = TaskSql.INSERT;
-
-    public static final String INSERT_ROW = TaskSql.INSERT_ROW;
 
     /** Appended to {@link #INSERT} on MariaDB, where the library reads the ids back with it. */
     public static final String RETURNING_ID = TaskSql.RETURNING_ID;
@@ -53,5 +49,10 @@ public final class LibrarySql {
     /** {@code count} comma-separated {@code (?, ?)} pairs, as the library makes them. */
     public static String pairPlaceholders(int count) {
         return TaskSql.pairPlaceholders(count);
+    }
+
+    /** {@code count} rows of placeholders for {@link #INSERT}, as the library makes them. */
+    public static String valuesRows(int count) {
+        return TaskSql.valuesRows(count);
     }
 }

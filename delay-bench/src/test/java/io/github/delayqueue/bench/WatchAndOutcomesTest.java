@@ -36,10 +36,10 @@ class WatchAndOutcomesTest {
     @Test
     void theLibrarysOwnStatementsHaveTheWatchedShapes() {
         String table = "`delay_task`";
-        assertThat(ClientCounters.kind(LibrarySql.SELECT_DUE_FOR_CLAIM.formatted(table, LibrarySql.CLAIM_COLUMNS)))
+        assertThat(ClientCounters.kind(LibrarySql.SELECT_DUE_FOR_CLAIM.formatted(table)))
             .isEqualTo(SqlWatch.Kind.CLAIM_SELECT);
-        assertThat(ClientCounters.kind(LibrarySql.SELECT_IDS_FOR_CLAIM.formatted(table, LibrarySql.placeholders(3),
-                LibrarySql.CLAIM_COLUMNS))).isEqualTo(SqlWatch.Kind.CLAIM_SELECT);
+        assertThat(ClientCounters.kind(LibrarySql.SELECT_IDS_FOR_CLAIM.formatted(table, LibrarySql.placeholders(3))))
+            .isEqualTo(SqlWatch.Kind.CLAIM_SELECT);
         assertThat(ClientCounters.kind(LibrarySql.MARK_RUNNING.formatted(table, LibrarySql.placeholders(3))))
             .isEqualTo(SqlWatch.Kind.MARK_RUNNING);
         assertThat(ClientCounters.kind(LibrarySql.MARK_SUCCEEDED.formatted(table, LibrarySql.placeholders(3),
@@ -51,7 +51,7 @@ class WatchAndOutcomesTest {
         assertThat(ClientCounters.kind(LibrarySql.SELECT_EXPIRED_LEASES.formatted(table)))
             .isEqualTo(SqlWatch.Kind.OTHER);
         // reads the claim columns but locks nothing: a restart's look at its own claims
-        assertThat(ClientCounters.kind(LibrarySql.SELECT_CLAIMED_BY.formatted(table, LibrarySql.CLAIM_COLUMNS)))
+        assertThat(ClientCounters.kind(LibrarySql.SELECT_CLAIMED_BY.formatted(table)))
             .isEqualTo(SqlWatch.Kind.OTHER);
         // writes of one claim that are neither a claim nor a success
         assertThat(ClientCounters.kind(LibrarySql.MARK_STARTED.formatted(table, LibrarySql.placeholders(2),
