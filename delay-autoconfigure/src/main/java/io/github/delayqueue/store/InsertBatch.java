@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.sql.Types;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -114,36 +113,11 @@ final class InsertBatch {
 
     private void insertPlain(JdbcTemplate jdbc, List<Integer> chunk, InsertedTask[] results) {
         GeneratedIds how = ids.get();
-        String statement = TaskSql.INSERT.formatted(table, TaskSql.valuesRows(chunk.size()))
-                + (how.returning() ? TaskSql.RETURNING_ID : "");
+        String statement = how.insert(table, chunk.size());
         jdbc.execute((Connection connection) -> {
-            try (PreparedStatement ps = how.returning() ? connection.prepareStatement(statement)
-                    : connection.prepareStatement(statement, Statement.RETURN_GENERATED_KEYS)) {
+            try (PreparedStatement ps = how.prepare(connection, statement)) {
                 bindRows(ps, chunk);
-                List<Long> ids = new ArrayList<>(chunk.size());
-                if (how.returning()) {
-                    ps.execute();
-                    try (ResultSet rs = ps.getResultSet()) {
-                        while (rs != null && rs.next()) {
-                            ids.add(rs.getLong(1));
-                        }
-                    }
-                }
-                else {
-                    ps.executeUpdate();
-                    try (ResultSet keys = ps.getGeneratedKeys()) {
-                        if (keys.next()) {
-                            long first = keys.getLong(1);
-                            for (int i = 0; i < chunk.size(); i++) {
-                                ids.add(first + (long) i * how.increment());
-                            }
-                        }
-                    }
-                }
-                if (ids.size() != chunk.size()) {
-                    throw new SQLException("The database returned " + ids.size() + " ids for " + chunk.size()
-                            + " inserted rows");
-                }
+                List<Long> ids = how.execute(ps, chunk.size());
                 for (int i = 0; i < chunk.size(); i++) {
                     NewTask task = tasks.get(chunk.get(i));
                     results[chunk.get(i)] = new InsertedTask(ids.get(i), true, task.status(), task.dueAt());

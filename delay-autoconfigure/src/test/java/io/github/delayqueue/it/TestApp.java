@@ -31,7 +31,7 @@ public class TestApp {
     }
 
     /** Handlers by behaviour; a test picks the type that does what it needs. */
-    public static class Handlers {
+    public static class Handlers extends JournalingHandlers {
 
         /** Attempts to fail before succeeding, by task id; "test.flaky" reads it. */
         public static final Map<Long, Integer> failuresWanted = new ConcurrentHashMap<>();
@@ -41,39 +41,29 @@ public class TestApp {
 
         public static final AtomicInteger blockingStarted = new AtomicInteger();
 
-        private final Journal journal;
-
-        private final ObjectProvider<DelayQueueEngine> engine;
-
         Handlers(Journal journal, ObjectProvider<DelayQueueEngine> engine) {
-            this.journal = journal;
-            this.engine = engine;
-        }
-
-        private String instance() {
-            DelayQueueEngine e = engine.getIfAvailable();
-            return e == null ? "producer" : e.instanceId();
+            super(journal, engine);
         }
 
         @DelayedHandler(type = "test.ok")
         void ok(String payload, TaskContext context) {
-            journal.record(instance(), context, payload);
+            record(context, payload);
         }
 
         @DelayedHandler(type = "test.order")
         void order(Order order, TaskContext context) {
-            journal.record(instance(), context, order);
+            record(context, order);
         }
 
         @DelayedHandler(type = "test.fail", maxAttempts = 3, backoff = "200ms", multiplier = "2")
         void fail(String payload, TaskContext context) {
-            journal.record(instance(), context, payload);
+            record(context, payload);
             throw new IllegalStateException("boom " + payload);
         }
 
         @DelayedHandler(type = "test.flaky", maxAttempts = 5, backoff = "100ms", multiplier = "1")
         void flaky(String payload, TaskContext context) {
-            journal.record(instance(), context, payload);
+            record(context, payload);
             if (context.attempt() <= failuresWanted.getOrDefault(context.id(), 0)) {
                 throw new IllegalStateException("flaky attempt " + context.attempt());
             }
@@ -81,7 +71,7 @@ public class TestApp {
 
         @DelayedHandler(type = "test.blocking", concurrency = 4)
         void blocking(String payload, TaskContext context) throws InterruptedException {
-            journal.record(instance(), context, payload);
+            record(context, payload);
             blockingStarted.incrementAndGet();
             gate.await();
         }

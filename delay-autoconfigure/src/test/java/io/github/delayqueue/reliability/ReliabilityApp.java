@@ -10,6 +10,7 @@ import io.github.delayqueue.api.EnableDelayQueue;
 import io.github.delayqueue.api.TaskContext;
 import io.github.delayqueue.engine.DelayQueueEngine;
 import io.github.delayqueue.it.Journal;
+import io.github.delayqueue.it.JournalingHandlers;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.SpringBootConfiguration;
@@ -37,7 +38,7 @@ public class ReliabilityApp {
     }
 
     /** Handlers by behaviour. */
-    public static class Handlers {
+    public static class Handlers extends JournalingHandlers {
 
         /** Share of "rel.work" attempts that throw. */
         public static volatile double failureRate = 0.10;
@@ -45,27 +46,17 @@ public class ReliabilityApp {
         /** "rel.forever" blocks on this until the test ends. */
         public static final CountDownLatch forever = new CountDownLatch(1);
 
-        private final Journal journal;
-
-        private final ObjectProvider<DelayQueueEngine> engine;
-
         private final ObjectProvider<DataSource> dataSource;
 
         Handlers(Journal journal, ObjectProvider<DelayQueueEngine> engine, ObjectProvider<DataSource> dataSource) {
-            this.journal = journal;
-            this.engine = engine;
+            super(journal, engine);
             this.dataSource = dataSource;
-        }
-
-        private String instance() {
-            DelayQueueEngine e = engine.getIfAvailable();
-            return e == null ? "producer" : e.instanceId();
         }
 
         /** Does a little work; a tenth of the attempts throw and are retried. */
         @DelayedHandler(type = "rel.work", maxAttempts = 10, backoff = "500ms", multiplier = "1")
         void work(String payload, TaskContext context) throws InterruptedException {
-            Journal.Start start = journal.record(instance(), context, payload);
+            Journal.Start start = record(context, payload);
             try {
                 if (ThreadLocalRandom.current().nextDouble() < failureRate) {
                     throw new IllegalStateException("injected failure of task " + context.id());
@@ -79,7 +70,7 @@ public class ReliabilityApp {
         /** Sleeps for the payload's milliseconds, so a crash finds it running. */
         @DelayedHandler(type = "rel.sleep", maxAttempts = 5)
         void sleep(long millis, TaskContext context) throws InterruptedException {
-            Journal.Start start = journal.record(instance(), context, millis);
+            Journal.Start start = record(context, millis);
             try {
                 Thread.sleep(millis);
             }
@@ -103,7 +94,7 @@ public class ReliabilityApp {
          */
         @DelayedHandler(type = "rel.fenced", maxAttempts = 5, concurrency = 1)
         void fenced(long millis, TaskContext context) throws InterruptedException {
-            Journal.Start start = journal.record(instance(), context, millis);
+            Journal.Start start = record(context, millis);
             try {
                 fencedWrite(context);
                 Thread.sleep(millis);
@@ -124,29 +115,29 @@ public class ReliabilityApp {
 
         @DelayedHandler(type = "rel.typed")
         void typed(Parcel parcel, TaskContext context) {
-            journal.record(instance(), context, parcel == null ? "null" : parcel).end();
+            record(context, parcel == null ? "null" : parcel).end();
         }
 
         @DelayedHandler(type = "rel.any")
         void any(Object payload, TaskContext context) {
-            journal.record(instance(), context, payload == null ? "null" : payload).end();
+            record(context, payload == null ? "null" : payload).end();
         }
 
         @DelayedHandler(type = "rel.error", maxAttempts = 1)
         void error(String payload, TaskContext context) {
-            journal.record(instance(), context, payload).end();
+            record(context, payload).end();
             throw new OutOfMemoryError("injected Error, not an Exception");
         }
 
         @DelayedHandler(type = "rel.forever", maxAttempts = 1)
         void forever(String payload, TaskContext context) throws InterruptedException {
-            journal.record(instance(), context, payload);
+            record(context, payload);
             forever.await();
         }
 
         @DelayedHandler(type = "rel.interrupt", maxAttempts = 1)
         void interrupt(String payload, TaskContext context) {
-            journal.record(instance(), context, payload).end();
+            record(context, payload).end();
             Thread.currentThread().interrupt();
         }
     }

@@ -15,8 +15,6 @@ import java.util.concurrent.Future;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.delayqueue.api.TaskStatus;
-import io.github.delayqueue.test.TestDatabase;
-import io.github.delayqueue.test.TestServices;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -38,13 +36,7 @@ class JdbcTaskStoreIT {
 
     @BeforeAll
     static void createTable() {
-        TestDatabase db = TestServices.newDatabase();
-        dataSource = new HikariDataSource();
-        dataSource.setJdbcUrl(db.url());
-        dataSource.setUsername(db.user());
-        dataSource.setPassword(db.password());
-        dataSource.setMaximumPoolSize(10);
-        new TaskSchema(dataSource, "delay_task", "delay_schema_history").migrate();
+        dataSource = TaskTablePool.create();
         store = new JdbcTaskStore(dataSource, "delay_task");
         jdbc = new JdbcTemplate(dataSource);
     }

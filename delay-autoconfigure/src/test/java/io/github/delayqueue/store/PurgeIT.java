@@ -10,8 +10,6 @@ import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.delayqueue.api.TaskStatus;
-import io.github.delayqueue.test.TestDatabase;
-import io.github.delayqueue.test.TestServices;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -43,13 +41,7 @@ class PurgeIT {
 
     @BeforeAll
     static void createTable() {
-        TestDatabase db = TestServices.newDatabase();
-        dataSource = new HikariDataSource();
-        dataSource.setJdbcUrl(db.url());
-        dataSource.setUsername(db.user());
-        dataSource.setPassword(db.password());
-        dataSource.setMaximumPoolSize(10);
-        new TaskSchema(dataSource, "delay_task", "delay_task_schema_history").migrate();
+        dataSource = TaskTablePool.create();
         store = new JdbcTaskStore(dataSource, "delay_task");
         jdbc = new JdbcTemplate(dataSource);
     }

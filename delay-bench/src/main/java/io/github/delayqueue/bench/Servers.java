@@ -12,6 +12,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 
+import io.github.delayqueue.test.JdbcUrls;
+import io.github.delayqueue.test.ServiceResolver;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 
@@ -57,21 +59,21 @@ final class Servers {
         String redis = properties.get("spring.data.redis.url");
         String source = "options";
         if (url == null) {
-            url = blankToNull(env.get("DELAY_TEST_JDBC_URL"));
+            url = blankToNull(env.get(ServiceResolver.JDBC_URL));
             source = url == null ? "loopback defaults" : "DELAY_TEST_* variables";
         }
         if (user == null) {
-            user = blankToNull(env.get("DELAY_TEST_JDBC_USER"));
+            user = blankToNull(env.get(ServiceResolver.JDBC_USER));
         }
         if (password == null) {
-            password = env.get("DELAY_TEST_JDBC_PASSWORD");
+            password = env.get(ServiceResolver.JDBC_PASSWORD);
         }
         if (redis == null) {
-            redis = blankToNull(env.get("DELAY_TEST_REDIS_URL"));
+            redis = blankToNull(env.get(ServiceResolver.REDIS_URL));
         }
         String nodes = blankToNull(clusterNodes);
         if (nodes == null) {
-            nodes = blankToNull(env.get("DELAY_TEST_REDIS_CLUSTER_NODES"));
+            nodes = blankToNull(env.get(ServiceResolver.REDIS_CLUSTER_NODES));
         }
         List<String> clusterList = new ArrayList<>();
         if (nodes != null) {
@@ -81,8 +83,8 @@ final class Servers {
                 }
             }
         }
-        return new Servers(url != null ? url : "jdbc:mysql://127.0.0.1:3306/", user != null ? user : "root",
-                password != null ? password : "", redis != null ? redis : "redis://127.0.0.1:6379",
+        return new Servers(url != null ? url : ServiceResolver.LOOPBACK_JDBC_URL, user != null ? user : "root",
+                password != null ? password : "", redis != null ? redis : ServiceResolver.LOOPBACK_REDIS_URL,
                 List.copyOf(clusterList), source);
     }
 
@@ -136,20 +138,7 @@ final class Servers {
 
     /** The server URL with {@code database} selected, host, port and parameters kept. */
     String urlFor(String database) {
-        return withDatabase(jdbcUrl, database);
-    }
-
-    static String withDatabase(String url, String database) {
-        int hostStart = url.indexOf("//");
-        if (hostStart < 0) {
-            throw new IllegalArgumentException("Not a jdbc:mysql://host:port/ URL: " + url);
-        }
-        int query = url.indexOf('?', hostStart);
-        String base = query < 0 ? url : url.substring(0, query);
-        String params = query < 0 ? "" : url.substring(query);
-        int pathStart = base.indexOf('/', hostStart + 2);
-        String server = pathStart < 0 ? base : base.substring(0, pathStart);
-        return server + "/" + database + params;
+        return JdbcUrls.withDatabase(jdbcUrl, database);
     }
 
     static String newName(String prefix) {

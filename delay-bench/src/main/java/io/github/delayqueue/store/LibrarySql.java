@@ -1,5 +1,13 @@
 package io.github.delayqueue.store;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.List;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
+
 /**
  * The library's own statements ({@link TaskSql}, package-private), handed to the benchmark's raw loops so they run
  * exactly what the library's hot path runs and cannot drift from it: a change of the library's SQL changes the
@@ -9,12 +17,6 @@ package io.github.delayqueue.store;
  * {@code (?, ?)} pairs. The claims' reads carry the columns the library's row mapper reads.
  */
 public final class LibrarySql {
-
-    /** A plain (unkeyed) insert: {@code %2$s} is {@link #valuesRows} of the row count. */
-    public static final String INSERT = TaskSql.INSERT;
-
-    /** Appended to {@link #INSERT} on MariaDB, where the library reads the ids back with it. */
-    public static final String RETURNING_ID = TaskSql.RETURNING_ID;
 
     /** jdbc mode's claim: due rows of one status, oldest first. */
     public static final String SELECT_DUE_FOR_CLAIM = TaskSql.SELECT_DUE_FOR_CLAIM;
@@ -51,8 +53,39 @@ public final class LibrarySql {
         return TaskSql.pairPlaceholders(count);
     }
 
-    /** {@code count} rows of placeholders for {@link #INSERT}, as the library makes them. */
-    public static String valuesRows(int count) {
-        return TaskSql.valuesRows(count);
+    /**
+     * The library's plain (unkeyed) insert on one server: its statement, prepared and run the way the library runs
+     * it, the ids read back as the library reads them.
+     */
+    public static final class PlainInsert {
+
+        private final GeneratedIds ids;
+
+        private final String table;
+
+        private PlainInsert(GeneratedIds ids, String table) {
+            this.ids = ids;
+            this.table = table;
+        }
+
+        /** Asks the server, as the library does once, how it gives the ids back. */
+        public static PlainInsert on(Connection connection, String table) {
+            return new PlainInsert(GeneratedIds.of(new JdbcTemplate(new SingleConnectionDataSource(connection, true))),
+                    table);
+        }
+
+        /** The statement for {@code rows} rows: eight placeholders a row (see {@code TaskSql.INSERT_ROW}). */
+        public String sql(int rows) {
+            return ids.insert(table, rows);
+        }
+
+        public PreparedStatement prepare(Connection connection, int rows) throws SQLException {
+            return ids.prepare(connection, sql(rows));
+        }
+
+        /** Runs the prepared and bound statement of {@code rows} rows; their ids, in row order. */
+        public List<Long> execute(PreparedStatement ps, int rows) throws SQLException {
+            return ids.execute(ps, rows);
+        }
     }
 }

@@ -71,13 +71,4 @@ class StatsAndPlanTest {
         assertThat(ClientCounters.label("INSERT INTO t (a, b) VALUES (?, ?, 0), (?, ?, 0), (?, ?, 0)"))
             .isEqualTo("INSERT INTO t (a, b) VALUES (?.., 0),..");
     }
-
-    @Test
-    void jdbcUrlKeepsParameters() {
-        assertThat(Servers.withDatabase("jdbc:mysql://127.0.0.1:3306/test?useSSL=false", "b"))
-            .isEqualTo("jdbc:mysql://127.0.0.1:3306/b?useSSL=false");
-        assertThat(Servers.withDatabase("jdbc:mysql://127.0.0.1:3306/", "b"))
-            .isEqualTo("jdbc:mysql://127.0.0.1:3306/b");
-        assertThat(Servers.withDatabase("jdbc:mysql://h", "b")).isEqualTo("jdbc:mysql://h/b");
-    }
 }

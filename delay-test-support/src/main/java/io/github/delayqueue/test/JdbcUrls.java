@@ -1,12 +1,15 @@
 package io.github.delayqueue.test;
 
-/** Rewrites a MySQL or MariaDB JDBC URL to select another database, keeping host, port and parameters. */
-final class JdbcUrls {
+/**
+ * Rewrites a MySQL or MariaDB JDBC URL to select another database, keeping host, port and parameters: how the tests
+ * and the benchmark give each run a database of its own on the server they were pointed at.
+ */
+public final class JdbcUrls {
 
     private JdbcUrls() {
     }
 
-    static String withDatabase(String url, String database) {
+    public static String withDatabase(String url, String database) {
         int hostStart = url.indexOf("//");
         if (hostStart < 0) {
             throw new IllegalArgumentException("Not a jdbc:mysql:// or jdbc:mariadb://host:port/ URL: " + url);

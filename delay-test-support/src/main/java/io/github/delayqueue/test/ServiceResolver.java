@@ -22,8 +22,9 @@ public final class ServiceResolver {
     public static final String REDIS_URL = "DELAY_TEST_REDIS_URL";
     public static final String REDIS_CLUSTER_NODES = "DELAY_TEST_REDIS_CLUSTER_NODES";
 
-    static final String LOOPBACK_JDBC_URL = "jdbc:mysql://127.0.0.1:3306/";
-    static final String LOOPBACK_REDIS_URL = "redis://127.0.0.1:6379";
+    /** The servers on their default loopback ports, the last resort (the benchmark's default too). */
+    public static final String LOOPBACK_JDBC_URL = "jdbc:mysql://127.0.0.1:3306/";
+    public static final String LOOPBACK_REDIS_URL = "redis://127.0.0.1:6379";
 
     /** Answers whether something accepts TCP connections on a loopback port. */
     @FunctionalInterface
