@@ -10,12 +10,9 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The benchmark command: runs every requested combination of workload, mode, instances, rate, Redis setup and
@@ -23,8 +20,6 @@ import tools.jackson.databind.json.JsonMapper;
  * summary tables. Exits 1 when a run lost, duplicated or started early a task, or failed.
  */
 public final class BenchMain {
-
-    private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private BenchMain() {
     }
@@ -66,22 +61,21 @@ public final class BenchMain {
         out.println("# load average before: " + Machine.loadAverage());
         out.flush();
 
-        List<Map<String, Object>> results = new ArrayList<>();
+        List<RunResult> results = new ArrayList<>();
         boolean ok = true;
         for (RunSpec spec : RunSpec.expand(options)) {
             BenchRun run = new BenchRun(options, servers, spec);
-            Map<String, Object> result;
+            RunResult result;
             try {
-                result = spec.fresh() ? FreshJvm.run(args, spec) : run.execute();
-                if (result.containsKey("error")) {
+                result = (spec.fresh() ? FreshJvm.run(args, spec) : run.execute()).withCommit(commit);
+                if (result.error() != null) {
                     ok = false;
-                    System.err.println("[bench] " + run.describe() + " failed: " + result.get("error"));
+                    System.err.println("[bench] " + run.describe() + " failed: " + result.error());
                 }
-                else if (Outcomes.failed(result)) {
+                else if (result.failed()) {
                     ok = ok && !options.failOnLoss;
-                    System.err.println("[bench] " + run.describe() + ": " + result.get("duplicates")
-                            + " duplicate(s), " + result.get("lost") + " lost, " + result.get("started_early")
-                            + " started early");
+                    System.err.println("[bench] " + run.describe() + ": " + result.duplicates() + " duplicate(s), "
+                            + result.lost() + " lost, " + result.startedEarly() + " started early");
                 }
                 results.add(result);
             }
@@ -89,10 +83,9 @@ public final class BenchMain {
                 ok = false;
                 System.err.println("[bench] " + run.describe() + " failed:");
                 ex.printStackTrace();
-                result = failure(spec, ex);
+                result = RunResult.failure(spec, ex).withCommit(commit);
             }
-            result.put("commit", commit);
-            String line = json(result);
+            String line = result.json();
             out.println(line);
             out.flush();
             append(options.out, line);
@@ -111,7 +104,7 @@ public final class BenchMain {
     private static boolean runFreshChild(BenchOptions options, Servers servers, PrintStream out) {
         boolean ok = true;
         for (RunSpec spec : RunSpec.expand(options)) {
-            Map<String, Object> result;
+            RunResult result;
             try {
                 result = new BenchRun(options, servers, spec).execute();
             }
@@ -119,49 +112,12 @@ public final class BenchMain {
                 ok = false;
                 System.err.println("[bench] " + spec.describe() + " failed in the fresh JVM:");
                 ex.printStackTrace();
-                result = failure(spec, ex);
+                result = RunResult.failure(spec, ex);
             }
-            out.println(FreshJvm.RESULT + json(result));
+            out.println(FreshJvm.RESULT + result.json());
             out.flush();
         }
         return ok;
-    }
-
-    private static Map<String, Object> failure(RunSpec spec, Throwable ex) {
-        Map<String, Object> result = new LinkedHashMap<>();
-        result.put("workload", spec.workload());
-        result.put("mode", spec.mode());
-        result.put("instances", spec.instances());
-        if (spec.callers() > 0) {
-            result.put("enqueue_threads", spec.callers());
-            result.put("jvm", spec.jvm());
-            result.put("tx", spec.tx());
-        }
-        result.put("repetition", spec.repetition());
-        result.put("error", String.valueOf(ex));
-        return result;
-    }
-
-    static String json(Map<String, Object> result) {
-        return JSON.writeValueAsString(clean(result));
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Object clean(Object value) {
-        if (value instanceof Double d && (d.isNaN() || d.isInfinite())) {
-            return null;
-        }
-        if (value instanceof Map<?, ?> map) {
-            Map<String, Object> copy = new LinkedHashMap<>();
-            ((Map<String, Object>) map).forEach((k, v) -> copy.put(k, clean(v)));
-            return copy;
-        }
-        if (value instanceof List<?> list) {
-            List<Object> copy = new ArrayList<>(list.size());
-            list.forEach(v -> copy.add(clean(v)));
-            return copy;
-        }
-        return value;
     }
 
     private static void append(String file, String line) {

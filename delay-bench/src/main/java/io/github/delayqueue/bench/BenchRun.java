@@ -39,7 +39,7 @@ final class BenchRun {
         return spec.describe();
     }
 
-    Map<String, Object> execute() throws Exception {
+    RunResult execute() throws Exception {
         String database = Servers.newName("delay_bench_");
         String prefix = Servers.newName("delay-bench-");
         String name = spec.workload();
@@ -117,7 +117,7 @@ final class BenchRun {
             if (ceiling) {
                 CeilingRuns.merge(name, ceilingBefore, CeilingRuns.measure(run, "after"), result);
             }
-            return result;
+            return new RunResult(result);
         }
         finally {
             workload.close();

@@ -8,9 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A fresh enqueue run in a child JVM of its own, so the measured calls are the first thing that JVM does: no earlier
@@ -24,13 +21,10 @@ final class FreshJvm {
 
     static final String RESULT = "bench-result: ";
 
-    private static final JsonMapper JSON = JsonMapper.builder().build();
-
     private FreshJvm() {
     }
 
-    @SuppressWarnings("unchecked")
-    static Map<String, Object> run(String[] args, RunSpec spec) throws Exception {
+    static RunResult run(String[] args, RunSpec spec) throws Exception {
         List<String> command = command(javaBinary(), ManagementFactory.getRuntimeMXBean().getInputArguments(),
                 System.getProperty("java.class.path"), args, spec);
         BenchRun.log(spec.describe() + ": in a fresh JVM");
@@ -38,13 +32,13 @@ final class FreshJvm {
         Thread stop = new Thread(child::destroy, "bench-fresh-jvm-stop"); // Ctrl-C: the child cleans up its own
         Runtime.getRuntime().addShutdownHook(stop);
         try {
-            Map<String, Object> result = null;
+            RunResult result = null;
             try (BufferedReader out = new BufferedReader(
                     new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
                 String line;
                 while ((line = out.readLine()) != null) {
                     if (line.startsWith(RESULT)) {
-                        result = JSON.readValue(line.substring(RESULT.length()), Map.class);
+                        result = RunResult.parse(line.substring(RESULT.length()));
                     }
                     else {
                         System.err.println(line);

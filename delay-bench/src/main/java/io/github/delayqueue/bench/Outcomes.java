@@ -123,14 +123,4 @@ final class Outcomes {
         Stats.percentiles(result, prefix, Stats.sorted(wall), false);
         Stats.percentiles(result, "queue_" + prefix, Stats.sorted(queue), false);
     }
-
-    /** Whether a run's outcome fails the command: a task lost, run twice, or started before its due time. */
-    static boolean failed(Map<String, Object> result) {
-        return number(result.get("duplicates")) > 0 || number(result.get("lost")) > 0
-                || number(result.get("started_early")) > 0;
-    }
-
-    private static double number(Object value) {
-        return value instanceof Number n ? n.doubleValue() : 0;
-    }
 }

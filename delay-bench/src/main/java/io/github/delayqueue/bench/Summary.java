@@ -87,16 +87,16 @@ final class Summary {
     private Summary() {
     }
 
-    static String render(List<Map<String, Object>> runs) {
-        Map<String, List<Map<String, Object>>> groups = new LinkedHashMap<>();
-        for (Map<String, Object> run : runs) {
-            groups.computeIfAbsent(key(run), k -> new ArrayList<>()).add(run);
+    static String render(List<RunResult> runs) {
+        Map<String, List<RunResult>> groups = new LinkedHashMap<>();
+        for (RunResult run : runs) {
+            groups.computeIfAbsent(run.combination(), k -> new ArrayList<>()).add(run);
         }
         StringBuilder out = new StringBuilder();
         for (Map.Entry<String, List<Column>> workload : COLUMNS.entrySet()) {
-            List<List<Map<String, Object>>> rows = new ArrayList<>();
+            List<List<RunResult>> rows = new ArrayList<>();
             groups.forEach((key, group) -> {
-                if (group.get(0).get("workload").equals(workload.getKey())) {
+                if (group.get(0).workload().equals(workload.getKey())) {
                     rows.add(group);
                 }
             });
@@ -117,23 +117,8 @@ final class Summary {
         return out.toString();
     }
 
-    private static String key(Map<String, Object> run) {
-        return run.get("workload") + "|" + mode(run) + "|" + run.get("instances") + "|" + run.get("rate") + "|"
-                + run.getOrDefault("variant", "") + "|" + run.get("enqueue_threads") + "|" + run.get("jvm") + "|"
-                + run.get("tx");
-    }
-
-    /** The mode, with the Redis setup when it is not the default one server. */
-    static String mode(Map<String, Object> run) {
-        String mode = String.valueOf(run.get("mode"));
-        if ("cluster".equals(run.get("redis"))) {
-            return mode + " (cluster, " + run.get("shards") + " shards)";
-        }
-        return mode;
-    }
-
-    private static void table(StringBuilder out, List<Column> columns, List<List<Map<String, Object>>> rows) {
-        boolean variants = rows.stream().anyMatch(group -> group.get(0).containsKey("variant"));
+    private static void table(StringBuilder out, List<Column> columns, List<List<RunResult>> rows) {
+        boolean variants = rows.stream().anyMatch(group -> group.get(0).hasVariant());
         List<String> header = new ArrayList<>(List.of("workload", "mode", "inst", "runs"));
         if (variants) {
             header.add(3, "variant");
@@ -141,12 +126,12 @@ final class Summary {
         columns.forEach(c -> header.add(c.title()));
         out.append("| ").append(String.join(" | ", header)).append(" |\n");
         out.append("|").append("---|".repeat(header.size())).append("\n");
-        for (List<Map<String, Object>> group : rows) {
-            Map<String, Object> first = group.get(0);
-            List<String> cells = new ArrayList<>(List.of(String.valueOf(first.get("workload")), mode(first),
+        for (List<RunResult> group : rows) {
+            RunResult first = group.get(0);
+            List<String> cells = new ArrayList<>(List.of(first.workload(), first.modeLabel(),
                     String.valueOf(first.get("instances")), Integer.toString(group.size())));
             if (variants) {
-                cells.add(3, String.valueOf(first.getOrDefault("variant", "")));
+                cells.add(3, first.variant());
             }
             for (Column column : columns) {
                 cells.add(cell(group, column.key()));
@@ -155,7 +140,7 @@ final class Summary {
         }
     }
 
-    private static String cell(List<Map<String, Object>> group, String key) {
+    private static String cell(List<RunResult> group, String key) {
         List<Double> values = values(group, key);
         if (values.isEmpty()) {
             Object text = group.get(0).get(key); // a label of the group, such as enqueue's jvm and tx
@@ -173,13 +158,13 @@ final class Summary {
         return format(median) + " (" + format(min) + "-" + format(max) + ")";
     }
 
-    static double median(List<Map<String, Object>> group, String key) {
+    static double median(List<RunResult> group, String key) {
         return Stats.median(values(group, key));
     }
 
-    private static List<Double> values(List<Map<String, Object>> group, String key) {
+    private static List<Double> values(List<RunResult> group, String key) {
         List<Double> values = new ArrayList<>();
-        for (Map<String, Object> run : group) {
+        for (RunResult run : group) {
             if (run.get(key) instanceof Number number && !Double.isNaN(number.doubleValue())) {
                 values.add(number.doubleValue());
             }
@@ -208,19 +193,19 @@ final class Summary {
      * enqueue: the single-call targets, reported, never asserted: from 16 threads outside transactions at least
      * 10,000 calls/s, at least 90 % of the raw loop, a call's p99 at most 5 ms. One line per mode and JVM variant.
      */
-    static void enqueueTargets(StringBuilder out, Map<String, List<Map<String, Object>>> groups) {
+    static void enqueueTargets(StringBuilder out, Map<String, List<RunResult>> groups) {
         StringBuilder lines = new StringBuilder();
         groups.forEach((key, group) -> {
-            Map<String, Object> first = group.get(0);
-            if (!first.get("workload").equals("enqueue") || !Integer.valueOf(16).equals(number(first,
-                    "enqueue_threads")) || !BenchOptions.TX_NONE.equals(first.get("tx"))) {
+            RunResult first = group.get(0);
+            if (!first.workload().equals("enqueue") || !Integer.valueOf(16).equals(first.enqueueThreads())
+                    || !BenchOptions.TX_NONE.equals(first.tx())) {
                 return;
             }
             double rate = median(group, "single_per_s");
             double vsRaw = median(group, "single_vs_raw");
             double p99 = median(group, "single_call_p99_ms");
-            lines.append("- ").append(mode(first)).append(" x").append(first.get("instances")).append(", ")
-                .append(first.get("jvm")).append(" JVM: ").append(format(rate)).append(" calls/s (>= 10,000: ")
+            lines.append("- ").append(first.modeLabel()).append(" x").append(first.get("instances")).append(", ")
+                .append(first.jvm()).append(" JVM: ").append(format(rate)).append(" calls/s (>= 10,000: ")
                 .append(verdict(rate, 10_000, true)).append("), ").append(format(vsRaw))
                 .append(" of raw (>= 0.90: ").append(verdict(vsRaw, 0.90, true)).append("), call p99 ")
                 .append(format(p99)).append(" ms (<= 5 ms: ").append(verdict(p99, 5, false)).append(")\n");
@@ -231,10 +216,6 @@ final class Summary {
         }
     }
 
-    private static Integer number(Map<String, Object> run, String key) {
-        return run.get(key) instanceof Number n ? n.intValue() : null;
-    }
-
     static String verdict(double value, double target, boolean atLeast) {
         if (Double.isNaN(value)) {
             return "not measured";
@@ -243,12 +224,12 @@ final class Summary {
     }
 
     /** mixed-durations: p99 of the fast tasks with the starter's prefetch against none, per mode and instances. */
-    private static void prefetch(StringBuilder out, Map<String, List<Map<String, Object>>> groups) {
+    private static void prefetch(StringBuilder out, Map<String, List<RunResult>> groups) {
         Map<String, double[]> pairs = new LinkedHashMap<>();
         groups.forEach((key, group) -> {
-            Map<String, Object> first = group.get(0);
-            if (first.get("workload").equals("mixed-durations")) {
-                double[] pair = pairs.computeIfAbsent(mode(first) + " x" + first.get("instances"),
+            RunResult first = group.get(0);
+            if (first.workload().equals("mixed-durations")) {
+                double[] pair = pairs.computeIfAbsent(first.modeLabel() + " x" + first.get("instances"),
                         k -> new double[] { Double.NaN, Double.NaN });
                 pair[RunSpec.PREFETCH_ZERO.equals(first.get("variant")) ? 1 : 0] = median(group, "fast_p99_ms");
             }
@@ -269,20 +250,20 @@ final class Summary {
     /**
      * soak: the verdict of each run, the highest rate whose table held, and each run's intervals.
      */
-    private static void soak(StringBuilder out, List<Map<String, Object>> runs) {
+    private static void soak(StringBuilder out, List<RunResult> runs) {
         Map<String, Integer> highest = new LinkedHashMap<>();
         StringBuilder verdicts = new StringBuilder();
         StringBuilder intervals = new StringBuilder();
-        for (Map<String, Object> run : runs) {
-            if (!run.get("workload").equals("soak")) {
+        for (RunResult run : runs) {
+            if (!run.workload().equals("soak")) {
                 continue;
             }
-            String label = mode(run) + " x" + run.get("instances") + " " + run.get("rate") + "/s #"
-                    + run.get("repetition");
+            String label = run.modeLabel() + " x" + run.get("instances") + " " + run.get("rate") + "/s #"
+                    + run.repetition();
             verdicts.append("- ").append(label).append(": table ").append(run.get("verdict_table"))
                 .append(", lateness ").append(run.get("verdict_lateness")).append(" (p99 last / first ")
                 .append(run.get("verdict_p99_last_vs_first")).append(")\n");
-            String group = mode(run) + " x" + run.get("instances");
+            String group = run.modeLabel() + " x" + run.get("instances");
             highest.putIfAbsent(group, null);
             if ("holds".equals(run.get("verdict_table")) && run.get("rate") instanceof Integer rate) {
                 highest.merge(group, rate, Math::max);
@@ -319,13 +300,13 @@ final class Summary {
         out.append(intervals);
     }
 
-    private static void scaling(StringBuilder out, Map<String, List<Map<String, Object>>> groups) {
+    private static void scaling(StringBuilder out, Map<String, List<RunResult>> groups) {
         Map<String, Map<Integer, Double>> drains = new LinkedHashMap<>();
         groups.forEach((key, group) -> {
-            Map<String, Object> first = group.get(0);
-            if (first.get("workload").equals("burst")) {
-                drains.computeIfAbsent(String.valueOf(first.get("mode")), m -> new LinkedHashMap<>())
-                    .put((Integer) first.get("instances"), median(group, "drain_per_s"));
+            RunResult first = group.get(0);
+            if (first.workload().equals("burst")) {
+                drains.computeIfAbsent(first.mode(), m -> new LinkedHashMap<>())
+                    .put(first.instances(), median(group, "drain_per_s"));
             }
         });
         StringBuilder lines = new StringBuilder();

@@ -137,7 +137,7 @@ class EnqueueTest {
             .containsEntry("last_start_after_due_ms", 14.0).containsEntry("first_start_after_due_ms", 1.0)
             .containsEntry("lateness_max_ms", 14.0).containsEntry("lateness_after_call_max_ms", 4.0)
             .containsEntry("lateness_after_call_p50_ms", 2.0).doesNotContainKey("drain_per_s");
-        assertThat(Outcomes.failed(result)).isFalse();
+        assertThat(new RunResult(result).failed()).isFalse();
     }
 
     @Test
@@ -154,7 +154,7 @@ class EnqueueTest {
 
     @Test
     void theSummaryShowsEachVariantAndTheTargets() {
-        List<Map<String, Object>> runs = new ArrayList<>();
+        List<RunResult> runs = new ArrayList<>();
         for (String jvm : List.of("fresh", "warm")) {
             for (int threads : List.of(4, 16)) {
                 Map<String, Object> run = new LinkedHashMap<>();
@@ -168,7 +168,7 @@ class EnqueueTest {
                 run.put("single_vs_raw", 0.95);
                 run.put("single_call_p99_ms", 6.0);
                 run.put("duplicates", 0L);
-                runs.add(run);
+                runs.add(new RunResult(run));
             }
         }
         String summary = Summary.render(runs);

@@ -101,12 +101,12 @@ class WatchAndOutcomesTest {
             .containsEntry("started_early", 0L).containsEntry("due_mismatch", 0L).containsEntry("retried", 1L)
             .containsEntry("lateness_p50_ms", 4.0).containsEntry("queue_lateness_p50_ms", 3.0)
             .containsEntry("first_start_after_due_ms", 4.0);
-        assertThat(Outcomes.failed(result)).isTrue();
+        assertThat(new RunResult(result).failed()).isTrue();
 
         Map<String, Object> clean = new LinkedHashMap<>(Map.of("duplicates", 0L, "lost", 0L, "started_early", 0L));
-        assertThat(Outcomes.failed(clean)).isFalse();
+        assertThat(new RunResult(clean).failed()).isFalse();
         clean.put("started_early", 2L);
-        assertThat(Outcomes.failed(clean)).isTrue();
+        assertThat(new RunResult(clean).failed()).isTrue();
     }
 
     @Test
