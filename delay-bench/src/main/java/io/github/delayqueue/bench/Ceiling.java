@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -20,7 +18,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
-import io.github.delayqueue.store.LibrarySql;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
 
@@ -31,20 +28,18 @@ import io.lettuce.core.api.sync.RedisScriptingCommands;
  * that takes the next claim number, in one transaction; jdbc mode: the same by due time) and one completing thread
  * (the {@code SUCCEEDED} update of up to 1,000 claims, each matched by id and claim number, which also counts the
  * attempt), as the engine's dispatcher and result writer do when a handler's start and end fall in one result
- * batch, the usual case in a burst. The statements are the library's own ({@link LibrarySql} reads
- * {@code TaskSql}). Connections stay in manual-commit mode, statements are prepared by the same driver with the same
- * URL. It runs on a table of its own ({@code CREATE TABLE ... LIKE} the task table).
+ * batch, the usual case in a burst. This class loads the rows and runs the threads; the statements are
+ * {@link RawClaims}' and {@link RawInsert}'s, the library's own SQL. Connections stay in manual-commit mode,
+ * statements are prepared by the same driver with the same URL. It runs on a table of its own
+ * ({@code CREATE TABLE ... LIKE} the task table).
  */
 final class Ceiling {
 
-    /** Rows per multi-row INSERT and per SUCCEEDED update, as in JdbcTaskStore / Completer. */
+    /** Rows per multi-row INSERT and per SUCCEEDED update, as in the library's store and result writer. */
     private static final int MAX_ROWS = 1000;
 
     /** Entries per add.lua call, as in RedisTimeIndex. */
     private static final int MAX_ADD = 500;
-
-    /** The lease a raw claim takes, as the starter's default. */
-    private static final long LEASE_MILLIS = 30_000;
 
     static final String TABLE = "bench_ceiling";
 
@@ -161,14 +156,14 @@ final class Ceiling {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         AtomicLong deadlocks = new AtomicLong();
         AtomicLong skipped = new AtomicLong();
-        Phases phases = new Phases();
+        RawClaims.Phases phases = new RawClaims.Phases();
         List<Thread> threads = new ArrayList<>();
         CountDownLatch ready = new CountDownLatch(claimers * 2);
         CountDownLatch go = new CountDownLatch(1);
         long[] startNanos = new long[1];
         for (int c = 0; c < claimers; c++) {
             String owner = "ceiling-" + c;
-            BlockingQueue<List<Claim>> done = new ArrayBlockingQueue<>(100_000);
+            BlockingQueue<List<RawClaims.Claim>> done = new ArrayBlockingQueue<>(100_000);
             Thread claimer = new Thread(() -> {
                 try (Connection connection = servers.connect(database);
                         RedisTarget.Session redisSession = hybrid ? redisTarget.open() : null) {
@@ -187,7 +182,7 @@ final class Ceiling {
                                     + " of " + n + " claimed");
                         }
                         long now = System.currentTimeMillis();
-                        List<Claim> ids;
+                        List<RawClaims.Claim> ids;
                         if (redis != null) {
                             long popStart = System.nanoTime();
                             List<Object> popped = redis.evalsha(pop, ScriptOutputType.MULTI,
@@ -204,8 +199,8 @@ final class Ceiling {
                                 }
                                 continue;
                             }
-                            ids = retrying(connection, deadlocks,
-                                    () -> claimIds(connection, candidates, now, owner, phases));
+                            ids = RawClaims.retrying(connection, deadlocks,
+                                    () -> RawClaims.claimIds(connection, candidates, now, owner, phases));
                             if (ids.size() < candidates.size()) {
                                 // SKIP LOCKED passed over a row another transaction held for a moment; the
                                 // library drops such ids and its sweep finds the row later; here they go back.
@@ -228,8 +223,8 @@ final class Ceiling {
                             }
                         }
                         else {
-                            ids = retrying(connection, deadlocks,
-                                    () -> claimDue(connection, batch, now, owner, phases));
+                            ids = RawClaims.retrying(connection, deadlocks,
+                                    () -> RawClaims.claimDue(connection, batch, now, owner, phases));
                             if (ids.isEmpty()) {
                                 emptyRounds.incrementAndGet();
                                 continue;
@@ -254,10 +249,10 @@ final class Ceiling {
                 try (Connection connection = servers.connect(database)) {
                     ready.countDown();
                     go.await();
-                    List<List<Claim>> batches = new ArrayList<>();
+                    List<List<RawClaims.Claim>> batches = new ArrayList<>();
                     boolean end = false;
                     while (!end && failure.get() == null) {
-                        List<Claim> first = done.poll(100, TimeUnit.MILLISECONDS);
+                        List<RawClaims.Claim> first = done.poll(100, TimeUnit.MILLISECONDS);
                         if (first == null) {
                             if (completed.get() >= n) {
                                 break;
@@ -267,16 +262,16 @@ final class Ceiling {
                         batches.clear();
                         batches.add(first);
                         done.drainTo(batches);
-                        List<Claim> ids = new ArrayList<>();
-                        for (List<Claim> b : batches) {
+                        List<RawClaims.Claim> ids = new ArrayList<>();
+                        for (List<RawClaims.Claim> b : batches) {
                             if (b.isEmpty()) {
                                 end = true;
                             }
                             ids.addAll(b);
                         }
                         for (int from = 0; from < ids.size(); from += MAX_ROWS) {
-                            List<Claim> part = ids.subList(from, Math.min(ids.size(), from + MAX_ROWS));
-                            complete(connection, part, phases);
+                            List<RawClaims.Claim> part = ids.subList(from, Math.min(ids.size(), from + MAX_ROWS));
+                            RawClaims.complete(connection, part, phases);
                             if (completed.addAndGet(part.size()) >= n) {
                                 lastCompleteNanos.set(System.nanoTime());
                             }
@@ -325,165 +320,8 @@ final class Ceiling {
         return result;
     }
 
-    /** One claimed row: its id and the claim number the RUNNING update gave it, which the completion must match. */
-    record Claim(long id, long claim) {
-    }
-
-    private interface ClaimRound {
-        List<Claim> run() throws SQLException;
-    }
-
-    /** A claim that lost a deadlock is rolled back and tried again, as the library does. */
-    private static List<Claim> retrying(Connection connection, AtomicLong deadlocks, ClaimRound claim)
-            throws SQLException {
-        for (int attempt = 1;; attempt++) {
-            try {
-                return claim.run();
-            }
-            catch (java.sql.SQLTransactionRollbackException ex) {
-                connection.rollback();
-                deadlocks.incrementAndGet();
-                if (attempt == 5) {
-                    throw ex;
-                }
-            }
-        }
-    }
-
-    /** Time spent per phase, summed over all threads. */
-    private static final class Phases {
-
-        final java.util.concurrent.atomic.LongAdder pop = new java.util.concurrent.atomic.LongAdder();
-
-        final java.util.concurrent.atomic.LongAdder select = new java.util.concurrent.atomic.LongAdder();
-
-        final java.util.concurrent.atomic.LongAdder update = new java.util.concurrent.atomic.LongAdder();
-
-        final java.util.concurrent.atomic.LongAdder commit = new java.util.concurrent.atomic.LongAdder();
-
-        final java.util.concurrent.atomic.LongAdder completes = new java.util.concurrent.atomic.LongAdder();
-
-        final java.util.concurrent.atomic.LongAdder completeUpdate = new java.util.concurrent.atomic.LongAdder();
-
-    }
-
     private static double ms(long nanos, long count) {
         return Stats.round(nanos / 1e6 / count);
-    }
-
-    private static List<Claim> claimDue(Connection connection, int batch, long now, String owner, Phases phases)
-            throws SQLException {
-        List<Claim> ids = new ArrayList<>(batch);
-        long start = System.nanoTime();
-        try (PreparedStatement ps = connection
-            .prepareStatement(LibrarySql.SELECT_DUE_FOR_CLAIM.formatted(TABLE))) {
-            ps.setString(1, "SCHEDULED");
-            ps.setLong(2, now);
-            ps.setInt(3, batch);
-            readClaimed(ps, ids);
-        }
-        finishClaim(connection, ids, now, owner, phases, start);
-        return ids;
-    }
-
-    private static void finishClaim(Connection connection, List<Claim> ids, long now, String owner, Phases phases,
-            long start) throws SQLException {
-        long selected = System.nanoTime();
-        phases.select.add(selected - start);
-        markRunning(connection, ids, now, owner);
-        long updated = System.nanoTime();
-        phases.update.add(updated - selected);
-        connection.commit();
-        phases.commit.add(System.nanoTime() - updated);
-    }
-
-    private static List<Claim> claimIds(Connection connection, List<Long> candidates, long now, String owner,
-            Phases phases) throws SQLException {
-        long start = System.nanoTime();
-        List<Claim> ids = new ArrayList<>(candidates.size());
-        try (PreparedStatement ps = connection.prepareStatement(LibrarySql.SELECT_IDS_FOR_CLAIM.formatted(TABLE,
-                LibrarySql.placeholders(candidates.size())))) {
-            int p = 1;
-            for (Long id : candidates) {
-                ps.setLong(p++, id);
-            }
-            ps.setLong(p, now);
-            readClaimed(ps, ids);
-        }
-        finishClaim(connection, ids, now, owner, phases, start);
-        return ids;
-    }
-
-    /**
-     * Reads every claimed column, as the library's row mapper does; the claim this round makes is the row's
-     * {@code claims} plus one (the RUNNING update adds it under the lock the read took).
-     */
-    private static void readClaimed(PreparedStatement ps, List<Claim> ids) throws SQLException {
-        try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-                long id = rs.getLong("id");
-                rs.getString("task_type");
-                rs.getString("task_key");
-                rs.getString("payload");
-                rs.getLong("due_at");
-                rs.getInt("attempts");
-                rs.getInt("max_attempts");
-                long claims = rs.getLong("claims");
-                rs.getLong("created_at");
-                ids.add(new Claim(id, claims + 1));
-            }
-        }
-    }
-
-    private static void markRunning(Connection connection, List<Claim> ids, long now, String owner)
-            throws SQLException {
-        if (ids.isEmpty()) {
-            return;
-        }
-        try (PreparedStatement ps = connection.prepareStatement(LibrarySql.MARK_RUNNING.formatted(TABLE,
-                LibrarySql.placeholders(ids.size())))) {
-            ps.setString(1, owner);
-            ps.setLong(2, now + LEASE_MILLIS);
-            ps.setLong(3, now);
-            int p = 4;
-            for (Claim claim : ids) {
-                ps.setLong(p++, claim.id());
-            }
-            int updated = ps.executeUpdate();
-            if (updated != ids.size()) {
-                throw new IllegalStateException("raw claim updated " + updated + " of " + ids.size() + " locked rows");
-            }
-        }
-    }
-
-    /**
-     * The library's success write: the ids (so the primary key range is used), then the (id, claim) pairs that must
-     * match; the start time and the attempt are set here as well, since no start was written before it.
-     */
-    private static void complete(Connection connection, List<Claim> claims, Phases phases) throws SQLException {
-        long start = System.nanoTime();
-        try (PreparedStatement ps = connection.prepareStatement(LibrarySql.MARK_SUCCEEDED.formatted(TABLE,
-                LibrarySql.placeholders(claims.size()), LibrarySql.pairPlaceholders(claims.size())))) {
-            long now = System.currentTimeMillis();
-            ps.setLong(1, now); // started_at, when none was written
-            ps.setLong(2, now); // updated_at
-            int p = 3;
-            for (Claim claim : claims) {
-                ps.setLong(p++, claim.id());
-            }
-            for (Claim claim : claims) {
-                ps.setLong(p++, claim.id());
-                ps.setLong(p++, claim.claim());
-            }
-            int updated = ps.executeUpdate();
-            if (updated != claims.size()) {
-                // the ceiling's claims are never lost, so every one must match: else the claim numbers are wrong
-                throw new IllegalStateException("raw completion matched " + updated + " of " + claims.size()
-                        + " claims");
-            }
-        }
-        phases.completes.increment();
-        phases.completeUpdate.add(System.nanoTime() - start);
     }
 
     static double seconds(long nanos) {
