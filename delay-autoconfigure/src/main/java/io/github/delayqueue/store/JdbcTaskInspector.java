@@ -72,6 +72,12 @@ public class JdbcTaskInspector implements TaskInspector {
 
     private final String rerunFailed;
 
+    private final Rows ofStatus;
+
+    private final Rows overdueRows;
+
+    private final Rows ofStatusDueBy;
+
     public JdbcTaskInspector(DataSource dataSource, String table) {
         this.table = TableNames.quoted(TableNames.requireValidTaskTable(table));
         this.jdbc = new JdbcTemplate(dataSource);
@@ -81,30 +87,41 @@ public class JdbcTaskInspector implements TaskInspector {
         this.firstDueTimes = FIRST_DUE_TIMES.formatted(this.table);
         this.selectMaxId = MAX_ID.formatted(this.table);
         this.rerunFailed = RERUN_FAILED.formatted(this.table);
+        this.ofStatus = rows("status = ?");
+        this.overdueRows = rows("status IN ('SCHEDULED', 'QUEUED') AND due_at < ?");
+        this.ofStatusDueBy = rows("status = ? AND due_at <= ?");
+    }
+
+    /** The rows a condition selects: the statements that count them up to a bound and that estimate them. */
+    private record Rows(String countUpTo, String estimate) {
+    }
+
+    private Rows rows(String where) {
+        return new Rows(COUNT_UP_TO.formatted(table, where), ESTIMATE.formatted(table, where));
     }
 
     /** Exact up to {@link #EXACT_UP_TO}, else the optimizer's estimate (never below what was counted). */
-    private Count count(String where, Object... args) {
+    private Count count(Rows rows, Object... args) {
         Object[] limited = Arrays.copyOf(args, args.length + 1);
         limited[args.length] = EXACT_UP_TO + 1;
-        Long counted = jdbc.queryForObject(COUNT_UP_TO.formatted(table, where), Long.class, limited);
+        Long counted = jdbc.queryForObject(rows.countUpTo(), Long.class, limited);
         long n = counted == null ? 0 : counted;
         if (n <= EXACT_UP_TO) {
             return Count.exact(n);
         }
-        return new Count(Math.max(n, estimate(where, args)), true);
+        return new Count(Math.max(n, estimate(rows, args)), true);
     }
 
-    private long estimate(String where, Object... args) {
-        List<Long> rows = jdbc.query(ESTIMATE.formatted(table, where), (rs, row) -> rs.getLong("rows"), args);
-        return rows.stream().mapToLong(Long::longValue).max().orElse(0);
+    private long estimate(Rows rows, Object... args) {
+        List<Long> estimates = jdbc.query(rows.estimate(), (rs, row) -> rs.getLong("rows"), args);
+        return estimates.stream().mapToLong(Long::longValue).max().orElse(0);
     }
 
     @Override
     public Map<TaskStatus, Count> countByStatus(Set<TaskStatus> statuses) {
         Map<TaskStatus, Count> counts = new EnumMap<>(TaskStatus.class);
         for (TaskStatus status : statuses) {
-            counts.put(status, count("status = ?", status.name()));
+            counts.put(status, count(ofStatus, status.name()));
         }
         return counts;
     }
@@ -132,7 +149,7 @@ public class JdbcTaskInspector implements TaskInspector {
         if (oldest == null) {
             return new Overdue(Count.exact(0), null);
         }
-        return new Overdue(count("status IN ('SCHEDULED', 'QUEUED') AND due_at < ?", dueBefore), oldest);
+        return new Overdue(count(overdueRows, dueBefore), oldest);
     }
 
     @Override
@@ -165,12 +182,11 @@ public class JdbcTaskInspector implements TaskInspector {
                     atOrBelow[i] += countAtOrBelow(first, dueBy);
                 }
                 else {
-                    atOrBelow[i] += Math.max(first.size(), estimate("status = ? AND due_at <= ?", status.name(),
-                            dueBy));
+                    atOrBelow[i] += Math.max(first.size(), estimate(ofStatusDueBy, status.name(), dueBy));
                     estimated = true;
                 }
             }
-            Count all = complete ? Count.exact(first.size()) : count("status = ?", status.name());
+            Count all = complete ? Count.exact(first.size()) : count(ofStatus, status.name());
             total += all.value();
             estimated |= all.estimated();
         }
