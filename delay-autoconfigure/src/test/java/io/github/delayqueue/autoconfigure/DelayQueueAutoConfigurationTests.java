@@ -155,7 +155,7 @@ class DelayQueueAutoConfigurationTests {
     @Test
     void withoutExactlyOneDataSourceStartupFailsNamingTheProperty() {
         QueueContexts.bare()
-            .withUserConfiguration(Enabled.class, QueueContexts.InMemoryStorage.class)
+            .withUserConfiguration(Enabled.class)
             .run(context -> assertThat(context).getFailure()
                 .rootCause()
                 .isInstanceOf(InvalidConfigurationPropertyValueException.class)
@@ -288,7 +288,8 @@ class DelayQueueAutoConfigurationTests {
         new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DelayQueueAutoConfiguration.class))
             .withBean(DataSource.class, RefusingDataSource::new)
             .withUserConfiguration(QueueContexts.InMemoryStorage.class, Enabled.class)
-            .withBean(TimeIndex.class, () -> new InMemoryTimeIndex(1)) // every property of NO_SERVICES but the mode
+            .withBean(TimeIndex.class, () -> new InMemoryTimeIndex(1))
+            // every property of NO_SERVICES but the mode
             .withPropertyValues("delay.jdbc.initialize-schema=never", "delay.worker.enabled=false",
                     "delay.clock.source=local")
             .run(context -> {
