@@ -37,11 +37,11 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Import;
 
 /**
@@ -81,7 +81,7 @@ public final class DelayQueueAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    @ConditionalOnProperty(name = "delay.clock.source", havingValue = "database", matchIfMissing = true)
+    @Conditional(BoundPropertyCondition.DatabaseClock.class)
     ClockAligner delayClockAligner(QueueClock clock, TaskStore store, DelayQueueProperties properties) {
         return new ClockAligner(clock, store::currentTimeMicros, properties.getClock().getAlignInterval());
     }

@@ -16,9 +16,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 
@@ -27,7 +27,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * so an application without Redis gets a startup error that says to add it or to set {@code delay.mode=jdbc}.
  */
 @Configuration(proxyBeanMethods = false)
-@ConditionalOnProperty(name = "delay.mode", havingValue = "hybrid", matchIfMissing = true)
+@Conditional(BoundPropertyCondition.HybridMode.class)
 class DelayQueueRedisConfiguration {
 
     @Bean

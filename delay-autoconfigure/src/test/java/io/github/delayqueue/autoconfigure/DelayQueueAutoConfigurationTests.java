@@ -1,20 +1,55 @@
 package io.github.delayqueue.autoconfigure;
 
+import java.lang.reflect.Proxy;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
 
 import javax.sql.DataSource;
 
 import io.github.delayqueue.actuate.DelayQueueHealthIndicator;
 import io.github.delayqueue.api.DelayQueue;
+import io.github.delayqueue.api.DelayedHandler;
 import io.github.delayqueue.api.EnableDelayQueue;
+import io.github.delayqueue.api.TaskContext;
+import io.github.delayqueue.api.TaskStatus;
+import io.github.delayqueue.autoconfigure.QueueContexts.Enabled;
+import io.github.delayqueue.autoconfigure.QueueContexts.InMemoryInspection;
+import io.github.delayqueue.autoconfigure.QueueContexts.NotEnabled;
+import io.github.delayqueue.engine.Backoff;
+import io.github.delayqueue.engine.ClockAligner;
 import io.github.delayqueue.engine.DelayQueueEngine;
+import io.github.delayqueue.engine.HandlerRegistry;
+import io.github.delayqueue.engine.HandlerSettings;
+import io.github.delayqueue.engine.IndexWatch;
 import io.github.delayqueue.engine.Indexer;
+import io.github.delayqueue.engine.JacksonPayloadCodec;
+import io.github.delayqueue.engine.PayloadCodec;
+import io.github.delayqueue.engine.QueueClock;
+import io.github.delayqueue.engine.RetryPolicy;
+import io.github.delayqueue.engine.TaskEvents;
+import io.github.delayqueue.engine.Tiers;
+import io.github.delayqueue.engine.WakeSignal;
+import io.github.delayqueue.index.InMemoryTimeIndex;
+import io.github.delayqueue.index.RedisTimeIndex;
 import io.github.delayqueue.index.TimeIndex;
-import io.github.delayqueue.store.TaskInspector;
+import io.github.delayqueue.store.InMemoryTaskStore;
+import io.github.delayqueue.store.JdbcTaskStore;
+import io.github.delayqueue.store.SettableClock;
 import io.github.delayqueue.store.TaskStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.bind.validation.BindValidationException;
@@ -35,18 +70,21 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.mockito.ArgumentMatchers.anyLong;
-import static org.mockito.BDDMockito.given;
+import static org.awaitility.Awaitility.await;
 import static org.mockito.Mockito.mock;
-import static org.mockito.Mockito.verifyNoInteractions;
 
 /**
- * The auto-configuration's conditions, back-off, property validation and schema settings, without a database: the
- * store, the inspector and the {@link DataSource} are mocks, the schema is left alone
- * ({@code delay.jdbc.initialize-schema=never}), the engine off and the clock local. What needs a database is in
- * {@code DelayQueueAutoConfigurationIT} and {@code SchemaInitializationIT}.
+ * {@link DelayQueueAutoConfiguration} (with {@link DelayQueueRedisConfiguration}) without a database or Redis: its
+ * conditions, each bean backing off for one of the application's, the optional dependencies missing from the
+ * classpath, jdbc and hybrid mode, the clock, the handler scan, property validation and schema settings. The store is
+ * an {@link InMemoryTaskStore}, the {@link DataSource} refuses every connection ({@link QueueContexts}). What needs a
+ * database is in {@code DelayQueueAutoConfigurationIT} and {@code SchemaInitializationIT}.
  */
 class DelayQueueAutoConfigurationTests {
 
@@ -54,31 +92,19 @@ class DelayQueueAutoConfigurationTests {
     static final FilteredClassLoader WITHOUT_REDIS = new FilteredClassLoader("org.springframework.data.redis",
             "io.lettuce");
 
-    private final DataSource dataSource = mock(DataSource.class);
+    private static final long T0 = 1_750_000_000_000L;
 
-    private final ApplicationContextRunner runner = new ApplicationContextRunner()
-        .withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, DelayQueueAutoConfiguration.class))
-        .withBean(DataSource.class, () -> dataSource)
-        .withBean("userTaskStore", TaskStore.class, () -> mock(TaskStore.class))
-        .withPropertyValues("delay.mode=jdbc", "delay.jdbc.initialize-schema=never", "delay.worker.enabled=false",
-                "delay.clock.source=local");
+    private final ApplicationContextRunner runner = QueueContexts.queue();
 
     /** With Spring Boot's health support, as spring-boot-starter-actuator brings it. */
     private final ApplicationContextRunner withHealth = runner
         .withConfiguration(AutoConfigurations.of(HealthContributorAutoConfiguration.class,
                 HealthContributorRegistryAutoConfiguration.class, HealthEndpointAutoConfiguration.class,
                 DataRedisHealthContributorAutoConfiguration.class, DelayQueueHealthAutoConfiguration.class))
-        .withBean("userTaskInspector", TaskInspector.class, DelayQueueAutoConfigurationTests::idleInspector)
+        .withUserConfiguration(InMemoryInspection.class)
         .withPropertyValues("management.endpoint.health.show-details=always");
 
-    @Configuration(proxyBeanMethods = false)
-    @EnableDelayQueue
-    static class Enabled {
-    }
-
-    @Configuration(proxyBeanMethods = false)
-    static class NotEnabled {
-    }
+    // --- on or off ----------------------------------------------------------------------------------------------
 
     @Test
     void withoutEnableDelayQueueNothingIsDefined() {
@@ -87,18 +113,130 @@ class DelayQueueAutoConfigurationTests {
             assertThat(context).doesNotHaveBean(DelayQueue.class);
             assertThat(context).doesNotHaveBean(DelayQueueProperties.class);
             assertThat(context).doesNotHaveBean(DelayQueueSchemaInitializer.class);
+            assertThat(context).doesNotHaveBean(HandlerRegistry.class);
         });
     }
 
     @Test
-    void jdbcModeRunsWithoutSpringDataRedisOnTheClasspath() {
-        runner.withUserConfiguration(Enabled.class).withClassLoader(WITHOUT_REDIS).run(context -> {
+    void enabledTheQueueStoresInTheApplicationsStoreAndNoEngineRunsWhenSwitchedOff() {
+        runner.withUserConfiguration(Enabled.class).run(context -> {
             assertThat(context).hasNotFailed();
             assertThat(context).hasSingleBean(DelayQueue.class);
+            assertThat(context).hasSingleBean(HandlerRegistry.class);
+            assertThat(context).hasSingleBean(QueueClock.class);
+            assertThat(context).hasSingleBean(PayloadCodec.class);
+            assertThat(context).hasSingleBean(RetryPolicy.class);
+            assertThat(context.getBean(TaskStore.class)).isInstanceOf(InMemoryTaskStore.class);
+            assertThat(context.getBean(Tiers.class).indexed()).isFalse();
+            assertThat(context).doesNotHaveBean(DelayQueueEngine.class);
+            assertThat(context).doesNotHaveBean(DelayQueueEngine.Drain.class);
+            assertThat(context).doesNotHaveBean(ClockAligner.class);
             assertThat(context).doesNotHaveBean(TimeIndex.class);
-            assertThat(context).doesNotHaveBean(Indexer.class);
-            assertThat(context).doesNotHaveBean("redisConnectionFactory");
+
+            long id = context.getBean(DelayQueue.class).schedule("t", "p", Duration.ofMinutes(5));
+
+            assertThat(context.getBean(InMemoryTaskStore.class).find(id)).hasValueSatisfying(
+                    task -> assertThat(task.status()).isEqualTo(TaskStatus.SCHEDULED));
+            assertThat(context.getBean(RefusingDataSource.class).attempts()).isZero();
         });
+    }
+
+    @Test
+    void withoutAStoreOfItsOwnTheQueueStoresInTheDataSourceThroughJdbc() {
+        QueueContexts.bare()
+            .withBean(DataSource.class, RefusingDataSource::new)
+            .withUserConfiguration(Enabled.class)
+            .run(context -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context.getBean(TaskStore.class)).isInstanceOf(JdbcTaskStore.class);
+            });
+    }
+
+    @Test
+    void withoutExactlyOneDataSourceStartupFailsNamingTheProperty() {
+        QueueContexts.bare()
+            .withUserConfiguration(Enabled.class)
+            .run(context -> assertThat(context).getFailure()
+                .rootCause()
+                .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                .hasMessageContaining("spring.datasource.url")
+                .hasMessageContaining("exactly one DataSource"));
+        QueueContexts.bare()
+            .withUserConfiguration(Enabled.class)
+            .withBean("orders", DataSource.class, RefusingDataSource::new)
+            .withBean("reports", DataSource.class, RefusingDataSource::new)
+            .run(context -> assertThat(context).getFailure()
+                .rootCause()
+                .hasMessageContaining("mark one DataSource @Primary"));
+    }
+
+    // --- each bean backs off --------------------------------------------------------------------------------
+
+    static Stream<Arguments> replaceableBeans() {
+        QueueClock clock = new QueueClock(Clock.systemUTC());
+        return Stream.of(beanOfItsOwn(HandlerRegistry.class, HandlerRegistry::new),
+                beanOfItsOwn(QueueClock.class, () -> clock),
+                beanOfItsOwn(PayloadCodec.class, () -> new JacksonPayloadCodec(JsonMapper.builder().build())),
+                beanOfItsOwn(WakeSignal.class, () -> new WakeSignal(clock)),
+                beanOfItsOwn(Tiers.class, Tiers::databaseOnly),
+                beanOfItsOwn(RetryPolicy.class,
+                        () -> new RetryPolicy(9, new Backoff(Duration.ofSeconds(1), 1.0, Duration.ofSeconds(1)))),
+                beanOfItsOwn(DelayQueue.class, () -> unusable(DelayQueue.class)),
+                beanOfItsOwn(ClockAligner.class,
+                        () -> new ClockAligner(clock, () -> System.currentTimeMillis() * 1000, Duration.ofMinutes(1)),
+                        "delay.clock.source=database"),
+                beanOfItsOwn(TimeIndex.class, () -> new InMemoryTimeIndex(1), "delay.mode=hybrid"));
+    }
+
+    private static <T> Arguments beanOfItsOwn(Class<T> type, Supplier<? extends T> bean, String... properties) {
+        return Arguments.of(type, bean, properties);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("replaceableBeans")
+    <T> void aBeanOfTheApplicationsReplacesTheQueues(Class<T> type, Supplier<T> bean, String[] properties) {
+        T own = bean.get();
+        runner.withUserConfiguration(Enabled.class)
+            .withBean("own", type, () -> own)
+            .withPropertyValues(properties)
+            .run(context -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context).hasSingleBean(type);
+                assertThat(context.getBean(type)).isSameAs(own);
+            });
+    }
+
+    @Test
+    void theApplicationsIndexerAndEngineReplaceTheQueues() {
+        InMemoryTimeIndex index = new InMemoryTimeIndex(1);
+        Indexer indexer = new Indexer(index, TaskEvents.composite(List.of()));
+        DelayQueueEngine engine = mock(DelayQueueEngine.class);
+        runner.withUserConfiguration(Enabled.class)
+            .withBean(TimeIndex.class, () -> index)
+            .withBean(Indexer.class, () -> indexer)
+            .withBean(DelayQueueEngine.class, () -> engine)
+            .withPropertyValues("delay.mode=hybrid", "delay.worker.enabled=true")
+            .run(context -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context.getBean(Indexer.class)).isSameAs(indexer);
+                assertThat(context.getBean(DelayQueueEngine.class)).isSameAs(engine);
+            });
+    }
+
+    // --- jdbc and hybrid mode -------------------------------------------------------------------------------
+
+    @Test
+    void jdbcModeRunsWithoutSpringDataRedisOnTheClasspath() {
+        runner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
+            .withUserConfiguration(Enabled.class)
+            .withClassLoader(WITHOUT_REDIS)
+            .run(context -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context).hasSingleBean(DelayQueue.class);
+                assertThat(context).doesNotHaveBean(TimeIndex.class);
+                assertThat(context).doesNotHaveBean(Indexer.class);
+                assertThat(context).doesNotHaveBean("redisConnectionFactory");
+            });
     }
 
     @Test
@@ -117,12 +255,79 @@ class DelayQueueAutoConfigurationTests {
     /** Why the README says to exclude the Redis starter in jdbc mode: Boot checks a Redis it finds a client for. */
     @Test
     void withSpringDataRedisOnTheClasspathBootAddsARedisHealthComponentEvenInJdbcMode() {
-        withHealth.withUserConfiguration(Enabled.class).run(context -> {
-            assertThat(context).hasNotFailed();
-            HealthContributorRegistry registry = context.getBean(HealthContributorRegistry.class);
-            assertThat(registry.getContributor("redis")).isNotNull();
-            assertThat(registry.getContributor("delayQueue")).isInstanceOf(DelayQueueHealthIndicator.class);
-        });
+        withHealth.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
+            .withUserConfiguration(Enabled.class)
+            .run(context -> {
+                assertThat(context).hasNotFailed();
+                HealthContributorRegistry registry = context.getBean(HealthContributorRegistry.class);
+                assertThat(registry.getContributor("redis")).isNotNull();
+                assertThat(registry.getContributor("delayQueue")).isInstanceOf(DelayQueueHealthIndicator.class);
+            });
+    }
+
+    @Test
+    void hybridModeIndexesInTheApplicationsRedis() {
+        runner.withUserConfiguration(Enabled.class)
+            .withBean(RedisConnectionFactory.class, DelayQueueAutoConfigurationTests::redisNobodyConnectsTo)
+            .withPropertyValues("delay.mode=hybrid", "delay.redis.key-prefix=shop", "delay.redis.shards=4",
+                    "delay.hybrid.threshold=10m")
+            .run(context -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context.getBean(TimeIndex.class)).isInstanceOfSatisfying(RedisTimeIndex.class, index -> {
+                    assertThat(index.shards()).isEqualTo(4);
+                    assertThat(index.key(3)).isEqualTo("shop:due:{shop:3}");
+                });
+                assertThat(context.getBean(Indexer.class).index()).isSameAs(context.getBean(TimeIndex.class));
+                assertThat(context.getBean(Tiers.class).indexed()).isTrue();
+                assertThat(context.getBean(Tiers.class).thresholdMillis()).isEqualTo(600_000);
+            });
+    }
+
+    @Test
+    void hybridIsTheDefaultMode() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DelayQueueAutoConfiguration.class))
+            .withBean(DataSource.class, RefusingDataSource::new)
+            .withUserConfiguration(QueueContexts.InMemoryStorage.class, Enabled.class)
+            .withBean(TimeIndex.class, () -> new InMemoryTimeIndex(1))
+            // every property of NO_SERVICES but the mode
+            .withPropertyValues("delay.jdbc.initialize-schema=never", "delay.worker.enabled=false",
+                    "delay.clock.source=local")
+            .run(context -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context).hasSingleBean(Indexer.class);
+                assertThat(context.getBean(Tiers.class).indexed()).isTrue();
+            });
+    }
+
+    /**
+     * The mode is read twice, by a condition on the property's text and by binding it to an enum, and the two must
+     * agree whatever the spelling the binder accepts: a trailing space (a properties file keeps it) or another case.
+     */
+    @ParameterizedTest(name = "delay.mode=\"{0}\"")
+    @CsvSource(delimiter = '|', value = { "HYBRID", "Hybrid", "'hybrid '" })
+    void hybridModeIsHybridHoweverItIsSpelled(String mode) {
+        runner.withUserConfiguration(Enabled.class)
+            .withBean(TimeIndex.class, () -> new InMemoryTimeIndex(1))
+            .withInitializer(context -> context.getEnvironment().getPropertySources().addFirst(
+                    new MapPropertySource("spelled", Map.of("delay.mode", mode))))
+            .run(context -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context.getBean(Tiers.class).indexed()).isTrue();
+                assertThat(context).as("the index the hybrid tiers need").hasSingleBean(Indexer.class);
+            });
+    }
+
+    @Test
+    void hybridModeUsesAnIndexOfTheApplicationsOwnWithoutRedis() {
+        InMemoryTimeIndex index = new InMemoryTimeIndex(2);
+        runner.withUserConfiguration(Enabled.class)
+            .withBean(TimeIndex.class, () -> index)
+            .withPropertyValues("delay.mode=hybrid")
+            .withClassLoader(WITHOUT_REDIS)
+            .run(context -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context.getBean(Indexer.class).index()).isSameAs(index);
+            });
     }
 
     @Test
@@ -135,6 +340,246 @@ class DelayQueueAutoConfigurationTests {
                 .isInstanceOf(InvalidConfigurationPropertyValueException.class)
                 .hasMessageContaining("spring-boot-starter-data-redis")
                 .hasMessageContaining("delay.mode=jdbc"));
+    }
+
+    @Test
+    void hybridModeWithoutExactlyOneRedisConnectionFactoryFailsNamingTheWayOut() {
+        runner.withUserConfiguration(Enabled.class)
+            .withPropertyValues("delay.mode=hybrid")
+            .run(context -> assertThat(context).getFailure()
+                .rootCause()
+                .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                .hasMessageContaining("needs a RedisConnectionFactory"));
+        runner.withUserConfiguration(Enabled.class)
+            .withBean("one", RedisConnectionFactory.class, DelayQueueAutoConfigurationTests::redisNobodyConnectsTo)
+            .withBean("two", RedisConnectionFactory.class, DelayQueueAutoConfigurationTests::redisNobodyConnectsTo)
+            .withPropertyValues("delay.mode=hybrid")
+            .run(context -> assertThat(context).getFailure()
+                .rootCause()
+                .hasMessageContaining("needs a RedisConnectionFactory"));
+    }
+
+    /** A producer-only instance has no engine to notice Redis coming back; the index watch does it instead. */
+    @Test
+    void inHybridModeAProducerOnlyInstanceWatchesTheIndexAndAWorkerRunsTheEngine() {
+        ApplicationContextRunner hybrid = runner.withUserConfiguration(Enabled.class)
+            .withBean(TimeIndex.class, () -> new InMemoryTimeIndex(1))
+            .withPropertyValues("delay.mode=hybrid", "delay.worker.shutdown-timeout=1s");
+        hybrid.run(context -> {
+            assertThat(context).hasSingleBean(IndexWatch.class);
+            assertThat(context).doesNotHaveBean(DelayQueueEngine.class);
+        });
+        hybrid.withPropertyValues("delay.worker.enabled=true").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context).doesNotHaveBean(IndexWatch.class);
+            assertThat(context).hasSingleBean(DelayQueueEngine.class);
+            assertThat(context).hasSingleBean(DelayQueueEngine.Drain.class);
+        });
+        runner.withUserConfiguration(Enabled.class)
+            .run(context -> assertThat(context).as("jdbc mode").doesNotHaveBean(IndexWatch.class));
+    }
+
+    // --- the clock ------------------------------------------------------------------------------------------
+
+    @Test
+    void theQueueReadsTheApplicationsClock() {
+        runner.withUserConfiguration(Enabled.class)
+            .withBean(Clock.class, () -> SettableClock.atMillis(T0))
+            .run(context -> assertThat(context.getBean(QueueClock.class).now()).isEqualTo(T0));
+    }
+
+    @Test
+    void onTheDatabaseClockTheQueueAlignsToTheStoresClock() {
+        SettableClock database = SettableClock.atMillis(T0 + 3_600_000);
+        ApplicationContextRunner aligned = QueueContexts.bare()
+            .withUserConfiguration(Enabled.class)
+            .withBean(DataSource.class, RefusingDataSource::new)
+            .withBean(TaskStore.class, () -> new InMemoryTaskStore(database))
+            .withBean(Clock.class, () -> SettableClock.atMillis(T0));
+        for (String source : List.of("database", "DATABASE", "database ")) { // a properties file keeps the space
+            aligned.withInitializer(context -> context.getEnvironment().getPropertySources().addFirst(
+                    new MapPropertySource("spelled", Map.of("delay.clock.source", source)))).run(context -> {
+                        assertThat(context).as("delay.clock.source=\"%s\"", source).hasSingleBean(ClockAligner.class);
+                        assertThat(context.getBean(QueueClock.class).now()).isEqualTo(T0 + 3_600_000);
+                    });
+        }
+        aligned.run(context -> {
+            assertThat(context).doesNotHaveBean(ClockAligner.class);
+            assertThat(context.getBean(QueueClock.class).now()).isEqualTo(T0);
+        });
+    }
+
+    // --- handlers -------------------------------------------------------------------------------------------
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableDelayQueue
+    static class WithHandlers {
+
+        @Bean
+        OrderTimeouts orderTimeouts() {
+            return new OrderTimeouts();
+        }
+    }
+
+    static class OrderTimeouts {
+
+        final List<String> cancelled = new CopyOnWriteArrayList<>();
+
+        @DelayedHandler(type = "${orders.cancel-type:order.cancel}", maxAttempts = 5, concurrency = 2,
+                backoff = "${orders.backoff:2s}")
+        void cancel(String order, TaskContext context) {
+            cancelled.add(order + "#" + context.attempt());
+        }
+
+        @DelayedHandler(type = "order.remind")
+        void remind() {
+        }
+    }
+
+    @Test
+    void handlerMethodsAreRegisteredWithTheirResolvedAttributes() {
+        runner.withUserConfiguration(WithHandlers.class)
+            .withPropertyValues("orders.cancel-type=orders.cancel-unpaid", "delay.retry.multiplier=3")
+            .run(context -> {
+                HandlerRegistry registry = context.getBean(HandlerRegistry.class);
+                assertThat(registry.types()).containsExactlyInAnyOrder("orders.cancel-unpaid", "order.remind");
+                assertThat(registry.find("orders.cancel-unpaid").settings()).isEqualTo(new HandlerSettings(5,
+                        new Backoff(Duration.ofSeconds(2), 3.0, Duration.ofHours(1)), 2));
+                assertThat(registry.find("order.remind").settings()).isEqualTo(HandlerSettings.DEFAULTS);
+            });
+    }
+
+    /** The whole path on the in-memory store: schedule, claim, start, run, write the result. */
+    @Test
+    void theEngineRunsADueTasksHandlerOnTheApplicationsStore() {
+        runner.withUserConfiguration(WithHandlers.class)
+            .withPropertyValues("delay.worker.enabled=true", "delay.worker.shutdown-timeout=2s")
+            .run(context -> {
+                assertThat(context).hasNotFailed();
+                long id = context.getBean(DelayQueue.class).schedule("order.cancel", "42", Duration.ZERO);
+
+                await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(context
+                    .getBean(InMemoryTaskStore.class)
+                    .find(id)).hasValueSatisfying(task -> {
+                        assertThat(task.status()).isEqualTo(TaskStatus.SUCCEEDED);
+                        assertThat(task.attempts()).isEqualTo(1);
+                    }));
+                assertThat(context.getBean(OrderTimeouts.class).cancelled).containsExactly("42#1");
+            });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableDelayQueue
+    static class TwoHandlersForOneType {
+
+        @Bean
+        First first() {
+            return new First();
+        }
+
+        @Bean
+        Second second() {
+            return new Second();
+        }
+    }
+
+    static class First {
+
+        @DelayedHandler(type = "dup")
+        void handle(String payload) {
+        }
+    }
+
+    static class Second {
+
+        @DelayedHandler(type = "${dup.type:dup}")
+        void handleToo(String payload, TaskContext context) {
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableDelayQueue
+    static class BadSignature {
+
+        @Bean
+        TwoPayloads twoPayloads() {
+            return new TwoPayloads();
+        }
+    }
+
+    static class TwoPayloads {
+
+        @DelayedHandler(type = "bad")
+        void handle(String payload, Long other) {
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableDelayQueue
+    static class BadBackoff {
+
+        @Bean
+        Object badBackoffHandler() {
+            return new Object() {
+                @DelayedHandler(type = "b", backoff = "soon")
+                void handle() {
+                }
+            };
+        }
+    }
+
+    @Test
+    void aHandlerThatCannotBeRegisteredFailsStartupNamingIt() {
+        runner.withUserConfiguration(TwoHandlersForOneType.class)
+            .run(context -> assertThat(context).getFailure()
+                .rootCause()
+                .hasMessageContaining("'dup'")
+                .hasMessageContaining("First.handle(String)")
+                .hasMessageContaining("Second.handleToo(String, TaskContext)"));
+        runner.withUserConfiguration(BadSignature.class)
+            .run(context -> assertThat(context).getFailure()
+                .rootCause()
+                .hasMessageContaining("TwoPayloads.handle(String, Long)")
+                .hasMessageContaining("more than one payload parameter"));
+        runner.withUserConfiguration(BadBackoff.class)
+            .run(context -> assertThat(context).getFailure()
+                .hasStackTraceContaining("@DelayedHandler on")
+                .hasStackTraceContaining("invalid backoff (backoff=\"soon\""));
+    }
+
+    // --- properties -----------------------------------------------------------------------------------------
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+        "delay.worker.threads=0           | delay.worker.threads must be at least 1",
+        "delay.worker.lease=500ms         | delay.worker.lease must be at least 1s",
+        "delay.worker.claim-ahead=2s      | delay.worker.claim-ahead must be at most 1s",
+        "delay.jdbc.poll-interval=0s      | delay.jdbc.poll-interval must be a positive duration",
+        "delay.jdbc.schema-history-table=delay_task | delay.jdbc.schema-history-table must not be the task table",
+        "delay.hybrid.sweep-grace=-1s     | delay.hybrid.sweep-grace must not be negative",
+        "delay.hybrid.migration-batch-size=0 | delay.hybrid.migration-batch-size must be at least 1",
+        "delay.redis.shards=0             | delay.redis.shards must be between 1 and 1024",
+        "delay.redis.key-prefix=a{b}      | delay.redis.key-prefix must be non-empty, without spaces or braces",
+        "delay.retry.multiplier=0.5       | delay.retry.multiplier must be a number of at least 1",
+        "delay.retry.max-backoff=1s       | delay.retry.max-backoff must not be shorter than delay.retry.backoff",
+        "delay.payload.max-size=0B        | delay.payload.max-size must be between 1B and",
+        "delay.retention.succeeded=-1s    | delay.retention.succeeded must be a positive duration",
+        "delay.retention.batch-size=0     | delay.retention.batch-size must be at least 1",
+        "delay.clock.align-interval=0s    | delay.clock.align-interval must be a positive duration" })
+    void aBadValueFailsStartupNamingTheProperty(String property, String message) {
+        runner.withUserConfiguration(Enabled.class).withPropertyValues(property).run(context -> assertThat(context)
+            .getFailure()
+            .rootCause()
+            .isInstanceOf(BindValidationException.class)
+            .hasMessageContaining(message));
+    }
+
+    @Test
+    void anUnknownModeFailsStartupNamingTheProperty() {
+        runner.withUserConfiguration(Enabled.class)
+            .withPropertyValues("delay.mode=redis")
+            .run(context -> assertThat(context).getFailure()
+                .hasStackTraceContaining("Failed to bind properties under 'delay.mode'"));
     }
 
     @Configuration(proxyBeanMethods = false)
@@ -172,7 +617,7 @@ class DelayQueueAutoConfigurationTests {
     @Test
     void aRuleBetweenTwoPropertiesNamesBoth() {
         runner.withUserConfiguration(Enabled.class)
-            .withBean(TimeIndex.class, () -> mock(TimeIndex.class))
+            .withBean(TimeIndex.class, () -> new InMemoryTimeIndex(1))
             .withPropertyValues("delay.mode=hybrid", "delay.hybrid.threshold=10s",
                     "delay.hybrid.migration-interval=30s")
             .run(context -> assertThat(context).getFailure()
@@ -189,10 +634,9 @@ class DelayQueueAutoConfigurationTests {
                 .rootCause()
                 .isInstanceOf(BindValidationException.class)
                 .hasMessageContaining("delay.health.max-overdue must be a positive duration"));
-        runner.withUserConfiguration(Enabled.class)
+        runner.withUserConfiguration(Enabled.class, InMemoryInspection.class)
             .withConfiguration(AutoConfigurations.of(DelayQueueMetricsAutoConfiguration.class))
             .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
-            .withBean("userTaskInspector", TaskInspector.class, DelayQueueAutoConfigurationTests::idleInspector)
             .withPropertyValues("delay.metrics.refresh-interval=0s")
             .run(context -> assertThat(context).getFailure()
                 .rootCause()
@@ -200,13 +644,16 @@ class DelayQueueAutoConfigurationTests {
                 .hasMessageContaining("delay.metrics.refresh-interval must be a positive duration"));
     }
 
+    // --- the schema -----------------------------------------------------------------------------------------
+
     /** {@code embedded} and {@code always} against a real database are in {@code SchemaInitializationIT}. */
     @Test
     void initializeSchemaTakesBootsDatabaseInitializationModes() {
         runner.withUserConfiguration(Enabled.class).run(context -> {
             assertThat(context.getBean(DelayQueueProperties.class).getJdbc().getInitializeSchema())
                 .isEqualTo(DatabaseInitializationMode.NEVER);
-            verifyNoInteractions(dataSource); // never: the schema initializer did not even connect
+            assertThat(context.getBean(RefusingDataSource.class).attempts())
+                .as("never: the schema initializer did not even connect").isZero();
         });
         assertThat(new DelayQueueProperties().getJdbc().getInitializeSchema())
             .isEqualTo(DatabaseInitializationMode.ALWAYS);
@@ -243,8 +690,7 @@ class DelayQueueAutoConfigurationTests {
                         Arrays.asList(dependsOn)).doesNotContain("delayQueueSchemaInitializer"));
         });
         runner.withUserConfiguration(Enabled.class)
-            .withPropertyValues("delay.worker.enabled=true")
-            .withBean(DelayQueueEngine.class, () -> mock(DelayQueueEngine.class))
+            .withPropertyValues("delay.worker.enabled=true", "delay.worker.shutdown-timeout=1s")
             .run(context -> assertThat(context.getBeanFactory()
                 .getBeanDefinition(context.getBeanNamesForType(DelayQueueEngine.class)[0])
                 .getDependsOn()).contains("delayQueueSchemaInitializer"));
@@ -256,11 +702,23 @@ class DelayQueueAutoConfigurationTests {
             .isGreaterThan(Integer.MAX_VALUE - 100); // DataSourceScriptDatabaseInitializerDetector's
     }
 
-    static TaskInspector idleInspector() {
-        TaskInspector inspector = mock(TaskInspector.class);
-        given(inspector.overdue(anyLong()))
-            .willReturn(new TaskInspector.Overdue(TaskInspector.Count.exact(0), null));
-        return inspector;
+    // --- helpers --------------------------------------------------------------------------------------------
+
+    /** A Redis the context never connects to: nothing listens where it points. */
+    private static LettuceConnectionFactory redisNobodyConnectsTo() {
+        return new LettuceConnectionFactory(new RedisStandaloneConfiguration("127.0.0.1", 1));
+    }
+
+    /** A bean of the application's that only has to be there: every call fails. */
+    @SuppressWarnings("unchecked")
+    private static <T> T unusable(Class<T> type) {
+        return (T) Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] { type }, (proxy, method, args) -> {
+            if (method.getDeclaringClass() == Object.class) {
+                return method.getName().equals("toString") ? "an application's " + type.getSimpleName()
+                        : method.getName().equals("hashCode") ? System.identityHashCode(proxy) : proxy == args[0];
+            }
+            throw new UnsupportedOperationException(method.getName());
+        });
     }
 
     private static Throwable rootCause(Throwable failure) {

@@ -1,0 +1,271 @@
+package io.github.delayqueue.actuate;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import io.github.delayqueue.actuate.DelayQueueEndpoint.ActionDescriptor;
+import io.github.delayqueue.actuate.DelayQueueEndpoint.BucketDescriptor;
+import io.github.delayqueue.actuate.DelayQueueEndpoint.QueueDescriptor;
+import io.github.delayqueue.actuate.DelayQueueEndpoint.TaskDescriptor;
+import io.github.delayqueue.api.TaskStatus;
+import io.github.delayqueue.engine.DeadLetters;
+import io.github.delayqueue.engine.DefaultDelayQueue;
+import io.github.delayqueue.engine.JacksonPayloadCodec;
+import io.github.delayqueue.engine.QueueClock;
+import io.github.delayqueue.engine.TaskEvents;
+import io.github.delayqueue.engine.TaskValidator;
+import io.github.delayqueue.engine.Tiers;
+import io.github.delayqueue.engine.WakeSignal;
+import io.github.delayqueue.store.ClaimedTask;
+import io.github.delayqueue.store.Completion;
+import io.github.delayqueue.store.InMemoryTaskInspector;
+import io.github.delayqueue.store.InMemoryTaskStore;
+import io.github.delayqueue.store.Lease;
+import io.github.delayqueue.store.NewTask;
+import io.github.delayqueue.store.SettableClock;
+import io.github.delayqueue.store.TaskInspector;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * {@link DelayQueueEndpoint} and its web extension without a context or a database, as Spring Boot tests its
+ * endpoints: the answers built from what the inspector reads (here {@link InMemoryTaskInspector} on an in-memory
+ * table, overridden where a test needs the database's estimates) and the two repairs. Over HTTP on a real database:
+ * {@code DelayQueueEndpointIT}.
+ */
+class DelayQueueEndpointTests {
+
+    private static final long T0 = 1_750_000_000_000L;
+
+    private final SettableClock applicationClock = SettableClock.atMillis(T0);
+
+    private final QueueClock clock = new QueueClock(applicationClock);
+
+    private final InMemoryTaskStore store = new InMemoryTaskStore(applicationClock);
+
+    private final DelayQueueEndpoint endpoint = endpoint(new InMemoryTaskInspector(store), Tiers.databaseOnly());
+
+    private DelayQueueEndpoint endpoint(TaskInspector inspector, Tiers tiers) {
+        WakeSignal wake = new WakeSignal(clock);
+        DefaultDelayQueue queue = new DefaultDelayQueue(store, null, new JacksonPayloadCodec(JsonMapper.builder()
+            .build()), new TaskValidator(65_536), tiers, clock, wake, TaskEvents.composite(List.of()));
+        return new DelayQueueEndpoint(inspector, queue, new DeadLetters(inspector, null, tiers, clock, wake), tiers,
+                Duration.ofSeconds(30), clock);
+    }
+
+    // --- the queue --------------------------------------------------------------------------------------------
+
+    @Test
+    void theQueueIsCountedPerStatusAndPerTypeAndStatus() {
+        pending("order.cancel", T0 + 60_000, TaskStatus.SCHEDULED);
+        pending("order.cancel", T0 + 90_000, TaskStatus.SCHEDULED);
+        pending("mail.send", T0 + 1_000, TaskStatus.QUEUED);
+        failed("order.cancel", "boom");
+        store.cancel(pending("mail.send", T0 + 1_000, TaskStatus.QUEUED), T0);
+
+        QueueDescriptor queue = endpoint.queue();
+
+        assertThat(queue.mode()).isEqualTo("jdbc");
+        assertThat(queue.now()).isEqualTo(Instant.ofEpochMilli(T0));
+        assertThat(queue.counts()).containsExactlyInAnyOrderEntriesOf(Map.of(TaskStatus.SCHEDULED, 2L,
+                TaskStatus.QUEUED, 1L, TaskStatus.RUNNING, 0L, TaskStatus.SUCCEEDED, 0L, TaskStatus.FAILED, 1L,
+                TaskStatus.CANCELLED, 1L));
+        assertThat(queue.estimatedCounts()).isEmpty();
+        assertThat(queue.types()).containsOnlyKeys("order.cancel", "mail.send");
+        assertThat(queue.types().get("order.cancel")).containsExactlyInAnyOrderEntriesOf(Map.of(TaskStatus.SCHEDULED,
+                2L, TaskStatus.FAILED, 1L));
+        assertThat(queue.types().get("mail.send")).containsExactlyInAnyOrderEntriesOf(Map.of(TaskStatus.QUEUED, 1L,
+                TaskStatus.CANCELLED, 1L));
+        assertThat(queue.typesSampledPerStatus()).isEqualTo(DelayQueueEndpoint.TYPE_SAMPLE);
+    }
+
+    @Test
+    void countsTheDatabaseEstimatedAreMarkedSo() {
+        InMemoryTaskInspector estimating = new InMemoryTaskInspector(store) {
+            @Override
+            public Map<TaskStatus, Count> countByStatus(Set<TaskStatus> statuses) {
+                Map<TaskStatus, Count> counts = new EnumMap<>(super.countByStatus(statuses));
+                counts.put(TaskStatus.SUCCEEDED, new Count(2_500_000, true));
+                return counts;
+            }
+        };
+
+        QueueDescriptor queue = endpoint(estimating, Tiers.databaseOnly()).queue();
+
+        assertThat(queue.counts()).containsEntry(TaskStatus.SUCCEEDED, 2_500_000L);
+        assertThat(queue.estimatedCounts()).containsExactly(TaskStatus.SUCCEEDED);
+    }
+
+    /** A task a moment past due is about to run; overdue means more than a second past. */
+    @Test
+    void overdueAreThePendingTasksMoreThanASecondPastDue() {
+        long oldest = pending("t", T0 - 90_000, TaskStatus.SCHEDULED);
+        long late = pending("t", T0 - 5_000, TaskStatus.QUEUED);
+        pending("t", T0 - 500, TaskStatus.QUEUED);
+        failed("t", "not pending");
+
+        DelayQueueEndpoint.OverdueDescriptor overdue = endpoint.queue().overdue();
+
+        assertThat(overdue.count()).isEqualTo(2);
+        assertThat(overdue.estimated()).isFalse();
+        assertThat(overdue.oldestDueAt()).isEqualTo(Instant.ofEpochMilli(T0 - 90_000));
+        assertThat(overdue.oldestAge()).isEqualTo("1m30s");
+        store.cancel(oldest, T0);
+        store.cancel(late, T0);
+        assertThat(endpoint.queue().overdue()).isEqualTo(new DelayQueueEndpoint.OverdueDescriptor(0, false, null,
+                "0s"));
+    }
+
+    @Test
+    void theRequestedDelaysAreAHistogramOfBucketsUpToEachBound() {
+        for (long delay : new long[] { 500, 1_000, 40_000, 3_600_000, 90L * 86_400_000 }) {
+            pending("t", T0 + delay, TaskStatus.SCHEDULED);
+        }
+
+        DelayQueueEndpoint.DelaysDescriptor delays = endpoint.queue().requestedDelays();
+
+        assertThat(delays.sampled()).isEqualTo(5);
+        assertThat(delays.buckets()).hasSize(ThresholdAdvisor.BOUNDS.size() + 1);
+        assertThat(bucket(delays, "1s")).isEqualTo(new BucketDescriptor("1s", 2, 0.4));
+        assertThat(bucket(delays, "1m")).isEqualTo(new BucketDescriptor("1m", 1, 0.6));
+        assertThat(bucket(delays, "1h")).isEqualTo(new BucketDescriptor("1h", 1, 0.8));
+        assertThat(bucket(delays, "+Inf")).isEqualTo(new BucketDescriptor("+Inf", 1, 1));
+        assertThat(delays.buckets()).extracting(BucketDescriptor::count).containsOnly(0L, 1L, 2L);
+    }
+
+    @Test
+    void inJdbcModeThereIsNoThresholdInForceButOneIsSuggested() {
+        pending("t", T0 + 10_000, TaskStatus.SCHEDULED);
+
+        DelayQueueEndpoint.ThresholdDescriptor threshold = endpoint.queue().threshold();
+
+        assertThat(threshold.current()).isNull();
+        assertThat(threshold.currentRedisTasks()).isNull();
+        assertThat(threshold.currentRedisBytes()).isNull();
+        assertThat(threshold.suggested()).isNotBlank();
+        assertThat(threshold.reason()).isNotBlank();
+    }
+
+    @Test
+    void inHybridModeTheThresholdInForceShowsWhatItPutsInRedis() {
+        pending("t", T0 + 60_000, TaskStatus.QUEUED);
+        pending("t", T0 + 30 * 60_000, TaskStatus.QUEUED);
+        pending("t", T0 + 5 * 3_600_000, TaskStatus.SCHEDULED);
+
+        QueueDescriptor queue = endpoint(new InMemoryTaskInspector(store), Tiers.hybrid(Duration.ofHours(1))).queue();
+
+        assertThat(queue.mode()).isEqualTo("hybrid");
+        assertThat(queue.threshold().current()).isEqualTo("1h");
+        assertThat(queue.threshold().currentRedisTasks()).isEqualTo(2);
+        assertThat(queue.threshold().currentRedisBytes()).isEqualTo(2 * ThresholdAdvisor.BYTES_PER_TASK);
+    }
+
+    // --- one task ---------------------------------------------------------------------------------------------
+
+    @Test
+    void aTaskIsShownWithEverythingButItsPayloadOrNotAtAll() {
+        long id = store.insert(List.of(new NewTask("t", "k", "\"secret\"", T0 + 10, TaskStatus.SCHEDULED, 4)), T0 - 5)
+            .get(0)
+            .id();
+
+        assertThat(endpoint.task(id)).isEqualTo(new TaskDescriptor(id, "t", "k", TaskStatus.SCHEDULED,
+                Instant.ofEpochMilli(T0 + 10), 0, 4, null, Instant.ofEpochMilli(T0 - 5), Instant.ofEpochMilli(T0 - 5)));
+        assertThat(TaskDescriptor.class.getRecordComponents()).extracting(component -> component.getName())
+            .doesNotContain("payload");
+        assertThat(endpoint.task(id + 1)).isNull();
+    }
+
+    // --- the repairs ------------------------------------------------------------------------------------------
+
+    @Test
+    void aRerunGivesADeadLetterAFreshSetOfAttemptsDueNow() {
+        long id = failed("t", "boom");
+
+        ActionDescriptor rerun = endpoint.act(id, "rerun");
+
+        assertThat(rerun.done()).isTrue();
+        assertThat(rerun.action()).isEqualTo("rerun");
+        assertThat(rerun.message()).isEqualTo("Task " + id + " is due again now, with its attempts reset");
+        assertThat(rerun.task().status()).isEqualTo(TaskStatus.SCHEDULED);
+        assertThat(rerun.task().attempts()).isZero();
+        assertThat(rerun.task().dueAt()).isEqualTo(Instant.ofEpochMilli(T0));
+        assertThat(rerun.task().lastError()).as("kept until the next attempt").isEqualTo("boom");
+    }
+
+    @Test
+    void aRerunOfATaskThatIsNotFailedChangesNothingAndSaysWhy() {
+        long id = pending("t", T0 + 1_000, TaskStatus.SCHEDULED);
+
+        ActionDescriptor rerun = endpoint.act(id, "rerun");
+
+        assertThat(rerun.done()).isFalse();
+        assertThat(rerun.message()).isEqualTo("Task " + id + " is SCHEDULED; only a FAILED task can be re-run");
+        assertThat(rerun.task().dueAt()).isEqualTo(Instant.ofEpochMilli(T0 + 1_000));
+    }
+
+    @Test
+    void aCancelStopsAPendingTaskOnce() {
+        long id = pending("t", T0 + 1_000, TaskStatus.QUEUED);
+
+        ActionDescriptor cancelled = endpoint.act(id, " Cancel ");
+        ActionDescriptor again = endpoint.act(id, "cancel");
+
+        assertThat(cancelled.done()).isTrue();
+        assertThat(cancelled.message()).isEqualTo("Task " + id + " is cancelled");
+        assertThat(cancelled.task().status()).isEqualTo(TaskStatus.CANCELLED);
+        assertThat(again.done()).isFalse();
+        assertThat(again.message()).isEqualTo("Task " + id
+                + " is CANCELLED; only a pending (SCHEDULED or QUEUED) task can be cancelled");
+    }
+
+    @Test
+    void anUnknownActionIsABadRequestAndAnUnknownTaskIsNone() {
+        long id = pending("t", T0, TaskStatus.QUEUED);
+
+        assertThatExceptionOfType(InvalidEndpointRequestException.class).isThrownBy(() -> endpoint.act(id, "delete"))
+            .withMessageContaining("Unknown action 'delete'");
+        assertThatExceptionOfType(InvalidEndpointRequestException.class).isThrownBy(() -> endpoint.act(id, null));
+        assertThat(endpoint.act(id + 1, "cancel")).isNull();
+        assertThat(store.find(id).orElseThrow().status()).isEqualTo(TaskStatus.QUEUED);
+    }
+
+    @Test
+    void theWebExtensionAnswers404ForNoTaskAnd409ForAnActionThatDoesNotApply() {
+        DelayQueueEndpointWebExtension web = new DelayQueueEndpointWebExtension(endpoint);
+        long id = pending("t", T0, TaskStatus.QUEUED);
+
+        assertThat(web.task(id).getStatus()).isEqualTo(WebEndpointResponse.STATUS_OK);
+        assertThat(web.task(id + 1).getStatus()).isEqualTo(WebEndpointResponse.STATUS_NOT_FOUND);
+        assertThat(web.act(id + 1, "cancel").getStatus()).isEqualTo(WebEndpointResponse.STATUS_NOT_FOUND);
+        assertThat(web.act(id, "rerun").getStatus()).isEqualTo(409);
+        assertThat(web.act(id, "rerun").getBody().task().id()).isEqualTo(id);
+        assertThat(web.act(id, "cancel").getStatus()).isEqualTo(WebEndpointResponse.STATUS_OK);
+    }
+
+    // --- helpers ----------------------------------------------------------------------------------------------
+
+    private long pending(String type, long dueAt, TaskStatus status) {
+        return store.insert(List.of(new NewTask(type, null, "{}", dueAt, status, null)), T0).get(0).id();
+    }
+
+    private long failed(String type, String error) {
+        long id = pending(type, T0 - 60_000, TaskStatus.QUEUED);
+        ClaimedTask claimed = store.claimIds(List.of(id), T0, new Lease("a", T0 + 30_000, T0)).get(0);
+        store.finish(List.of(new Completion.Failed(id, claimed.claim(), 3, error)), T0);
+        return id;
+    }
+
+    private static BucketDescriptor bucket(DelayQueueEndpoint.DelaysDescriptor delays, String upTo) {
+        return delays.buckets().stream().filter(bucket -> bucket.upTo().equals(upTo)).findFirst().orElseThrow();
+    }
+}
