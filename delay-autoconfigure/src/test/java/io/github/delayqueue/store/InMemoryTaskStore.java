@@ -90,14 +90,14 @@ public class InMemoryTaskStore implements TaskStore {
     }
 
     private static void refuseWhatTheColumnsWould(NewTask task) {
-        refuseIfLonger("task_type", task.type(), JdbcTaskStore.MAX_TYPE_LENGTH);
+        refuseIfLonger("task_type", task.type(), TaskTable.MAX_TYPE_LENGTH);
         if (task.key() != null) {
-            refuseIfLonger("task_key", task.key(), JdbcTaskStore.MAX_KEY_LENGTH);
+            refuseIfLonger("task_key", task.key(), TaskTable.MAX_KEY_LENGTH);
         }
         if (task.payload() == null || task.status() == null) {
             throw new DataIntegrityViolationException("Column 'payload' or 'status' cannot be null");
         }
-        if (JdbcTaskStore.payloadBytes(task.payload()) > JdbcTaskStore.MAX_PAYLOAD_BYTES) {
+        if (TaskTable.payloadBytes(task.payload()) > TaskTable.MAX_PAYLOAD_BYTES) {
             throw new DataIntegrityViolationException("Data too long for column 'payload'");
         }
     }
@@ -196,7 +196,7 @@ public class InMemoryTaskStore implements TaskStore {
                 row.leaseUntil = null;
                 row.startedAt = null;
                 row.attempts = retry.attempts();
-                row.lastError = JdbcTaskStore.truncate(retry.error());
+                row.lastError = TaskTable.fitError(retry.error());
                 row.updatedAt = now;
             }
         }
@@ -206,7 +206,7 @@ public class InMemoryTaskStore implements TaskStore {
                 row.status = TaskStatus.FAILED;
                 row.leaseUntil = null;
                 row.attempts = failed.attempts();
-                row.lastError = JdbcTaskStore.truncate(failed.error());
+                row.lastError = TaskTable.fitError(failed.error());
                 row.updatedAt = now;
             }
         }

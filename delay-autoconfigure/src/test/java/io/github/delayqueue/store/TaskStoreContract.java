@@ -137,7 +137,7 @@ public abstract class TaskStoreContract {
     void aRowTheTableRefusesFailsTheWholeCallAndStoresNothingOfIt() {
         List<NewTask> tasks = List.of(task("ok", "k1", T0, TaskStatus.SCHEDULED, null),
                 task("ok", null, T0, TaskStatus.SCHEDULED, null),
-                task("x".repeat(JdbcTaskStore.MAX_TYPE_LENGTH + 1), null, T0, TaskStatus.SCHEDULED, null));
+                task("x".repeat(TaskTable.MAX_TYPE_LENGTH + 1), null, T0, TaskStatus.SCHEDULED, null));
 
         assertThatExceptionOfType(DataIntegrityViolationException.class).isThrownBy(() -> store.insert(tasks, T0));
 
@@ -376,7 +376,7 @@ public abstract class TaskStoreContract {
         store.finish(List.of(new Completion.Failed(claimed.id(), claimed.claim(), 1, error)), T0);
 
         assertThat(view(claimed.id()).lastError()).startsWith("y".repeat(100))
-            .hasSizeLessThanOrEqualTo(JdbcTaskStore.MAX_ERROR_LENGTH);
+            .hasSizeLessThanOrEqualTo(TaskTable.MAX_ERROR_LENGTH);
     }
 
     @Test
