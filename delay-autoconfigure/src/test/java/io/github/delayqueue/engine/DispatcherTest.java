@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.delayqueue.store.UnsupportedTaskStore;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 

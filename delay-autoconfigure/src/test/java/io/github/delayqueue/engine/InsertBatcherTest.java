@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.store.InsertedTask;
 import io.github.delayqueue.store.NewTask;
+import io.github.delayqueue.store.UnsupportedTaskStore;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.dao.DataIntegrityViolationException;

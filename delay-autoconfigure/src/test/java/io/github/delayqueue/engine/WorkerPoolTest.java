@@ -17,6 +17,7 @@ import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.store.ClaimId;
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.Completion;
+import io.github.delayqueue.store.UnsupportedTaskStore;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package io.github.delayqueue.engine;
+package io.github.delayqueue.store;
 
 import java.util.Collection;
 import java.util.List;
@@ -11,18 +11,9 @@ import java.util.function.Function;
 
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.api.TaskView;
-import io.github.delayqueue.store.ClaimId;
-import io.github.delayqueue.store.ClaimedTask;
-import io.github.delayqueue.store.Completion;
-import io.github.delayqueue.store.DueTask;
-import io.github.delayqueue.store.ExpiredLease;
-import io.github.delayqueue.store.InsertedTask;
-import io.github.delayqueue.store.Lease;
-import io.github.delayqueue.store.NewTask;
-import io.github.delayqueue.store.TaskStore;
 
 /** A {@link TaskStore} whose every method throws; unit tests override the few their subject calls. */
-abstract class UnsupportedTaskStore implements TaskStore {
+public abstract class UnsupportedTaskStore implements TaskStore {
 
     @Override
     public List<InsertedTask> insert(List<NewTask> tasks, long now) {
