@@ -16,6 +16,7 @@ import io.github.delayqueue.api.OutcomeUnknownException;
 import io.github.delayqueue.api.TaskRequest;
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.api.TaskView;
+import io.github.delayqueue.handler.PayloadCodec;
 import io.github.delayqueue.store.DueTask;
 import io.github.delayqueue.store.InsertOutcomeUnknownException;
 import io.github.delayqueue.store.InsertedTask;

@@ -5,6 +5,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.delayqueue.handler.HandlerInvoker;
+import io.github.delayqueue.handler.HandlerRegistry;
+import io.github.delayqueue.handler.PayloadCodec;
+import io.github.delayqueue.handler.RetryPolicy;
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.TaskStore;
 import org.jspecify.annotations.Nullable;

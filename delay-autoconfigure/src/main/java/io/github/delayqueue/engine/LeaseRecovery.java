@@ -4,6 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.github.delayqueue.api.TaskStatus;
+import io.github.delayqueue.handler.HandlerRegistry;
+import io.github.delayqueue.handler.RetryPolicy;
+import io.github.delayqueue.handler.TaskHandler;
 import io.github.delayqueue.store.Completion;
 import io.github.delayqueue.store.DueTask;
 import io.github.delayqueue.store.ExpiredLease;

@@ -16,6 +16,8 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.delayqueue.handler.HandlerRegistry;
+import io.github.delayqueue.handler.TaskHandler;
 import io.github.delayqueue.store.ClaimId;
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.Completion;

@@ -8,7 +8,7 @@ import io.github.delayqueue.actuate.QueueGauges;
 import io.github.delayqueue.actuate.TaskMeters;
 import io.github.delayqueue.api.EnableDelayQueue;
 import io.github.delayqueue.engine.DeadLetters;
-import io.github.delayqueue.engine.HandlerInvoker;
+import io.github.delayqueue.handler.HandlerInvoker;
 import io.github.delayqueue.store.TaskInspector;
 import io.github.delayqueue.test.TestDatabase;
 import io.github.delayqueue.test.TestServices;

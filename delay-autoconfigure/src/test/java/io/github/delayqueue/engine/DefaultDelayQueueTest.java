@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.github.delayqueue.api.TaskRequest;
+import io.github.delayqueue.handler.JacksonPayloadCodec;
 import io.github.delayqueue.store.InsertedTask;
 import io.github.delayqueue.store.NewTask;
 import io.github.delayqueue.store.TaskStore;

@@ -4,6 +4,11 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.delayqueue.handler.Backoff;
+import io.github.delayqueue.handler.HandlerInvoker;
+import io.github.delayqueue.handler.HandlerRegistry;
+import io.github.delayqueue.handler.JacksonPayloadCodec;
+import io.github.delayqueue.handler.RetryPolicy;
 import io.github.delayqueue.store.UnsupportedTaskStore;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;

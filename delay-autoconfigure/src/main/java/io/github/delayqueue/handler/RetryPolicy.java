@@ -1,4 +1,4 @@
-package io.github.delayqueue.engine;
+package io.github.delayqueue.handler;
 
 import org.jspecify.annotations.Nullable;
 

@@ -1,4 +1,4 @@
-package io.github.delayqueue.engine;
+package io.github.delayqueue.handler;
 
 /** A stored payload could not be bound to its handler's parameter type; the task goes to the dead letter at once. */
 public class PayloadBindingException extends RuntimeException {

@@ -1,8 +1,9 @@
-package io.github.delayqueue.engine;
+package io.github.delayqueue.handler;
 
 import java.time.Duration;
 
 import io.github.delayqueue.api.TaskStatus;
+import io.github.delayqueue.engine.Tiers;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,4 +1,4 @@
-package io.github.delayqueue.engine;
+package io.github.delayqueue.handler;
 
 import io.github.delayqueue.api.TaskContext;
 import org.jspecify.annotations.Nullable;
