@@ -1,4 +1,4 @@
-package io.github.delayqueue.engine;
+package io.github.delayqueue.schedule;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;

@@ -1,9 +1,10 @@
-package io.github.delayqueue.engine;
+package io.github.delayqueue.schedule;
 
 import java.time.Duration;
 import java.time.Instant;
 
 import io.github.delayqueue.api.TaskRequest;
+import io.github.delayqueue.engine.QueueClock;
 import io.github.delayqueue.store.JdbcTaskStore;
 import org.jspecify.annotations.Nullable;
 

@@ -1,4 +1,4 @@
-package io.github.delayqueue.engine;
+package io.github.delayqueue.schedule;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -16,6 +16,11 @@ import io.github.delayqueue.api.OutcomeUnknownException;
 import io.github.delayqueue.api.TaskRequest;
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.api.TaskView;
+import io.github.delayqueue.engine.Indexer;
+import io.github.delayqueue.engine.QueueClock;
+import io.github.delayqueue.engine.TaskEvents;
+import io.github.delayqueue.engine.Tiers;
+import io.github.delayqueue.engine.WakeSignal;
 import io.github.delayqueue.handler.PayloadCodec;
 import io.github.delayqueue.store.DueTask;
 import io.github.delayqueue.store.InsertOutcomeUnknownException;

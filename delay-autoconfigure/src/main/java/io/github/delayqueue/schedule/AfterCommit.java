@@ -1,4 +1,4 @@
-package io.github.delayqueue.engine;
+package io.github.delayqueue.schedule;
 
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;

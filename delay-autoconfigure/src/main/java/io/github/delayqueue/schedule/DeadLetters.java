@@ -1,9 +1,13 @@
-package io.github.delayqueue.engine;
+package io.github.delayqueue.schedule;
 
 import java.util.List;
 
 import io.github.delayqueue.api.DelayQueueException;
 import io.github.delayqueue.api.TaskStatus;
+import io.github.delayqueue.engine.Indexer;
+import io.github.delayqueue.engine.QueueClock;
+import io.github.delayqueue.engine.Tiers;
+import io.github.delayqueue.engine.WakeSignal;
 import io.github.delayqueue.store.DueTask;
 import io.github.delayqueue.store.TaskInspector;
 import org.jspecify.annotations.Nullable;

@@ -1,4 +1,4 @@
-package io.github.delayqueue.engine;
+package io.github.delayqueue.schedule;
 
 import java.lang.reflect.Proxy;
 import java.time.Clock;
@@ -9,6 +9,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.github.delayqueue.api.TaskRequest;
+import io.github.delayqueue.engine.EngineAccess;
+import io.github.delayqueue.engine.QueueClock;
+import io.github.delayqueue.engine.TaskEvents;
+import io.github.delayqueue.engine.Tiers;
+import io.github.delayqueue.engine.WakeSignal;
 import io.github.delayqueue.handler.JacksonPayloadCodec;
 import io.github.delayqueue.store.InsertedTask;
 import io.github.delayqueue.store.NewTask;
