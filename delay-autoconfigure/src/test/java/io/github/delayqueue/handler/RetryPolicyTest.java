@@ -2,8 +2,6 @@ package io.github.delayqueue.handler;
 
 import java.time.Duration;
 
-import io.github.delayqueue.api.TaskStatus;
-import io.github.delayqueue.engine.Tiers;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -40,13 +38,5 @@ class RetryPolicyTest {
             .isThrownBy(() -> new Backoff(Duration.ofSeconds(1), 0.5, Duration.ofSeconds(2)));
         assertThatIllegalArgumentException()
             .isThrownBy(() -> new Backoff(Duration.ofSeconds(5), 2, Duration.ofSeconds(2)));
-    }
-
-    @Test
-    void theTierFollowsTheDueTime() {
-        Tiers hybrid = Tiers.hybrid(Duration.ofHours(1));
-        assertThat(hybrid.statusFor(1000 + 3_600_000, 1000)).isEqualTo(TaskStatus.QUEUED);
-        assertThat(hybrid.statusFor(1001 + 3_600_000, 1000)).isEqualTo(TaskStatus.SCHEDULED);
-        assertThat(Tiers.databaseOnly().statusFor(1000, 1000)).isEqualTo(TaskStatus.SCHEDULED);
     }
 }
