@@ -53,7 +53,7 @@ public class DelayQueueEngine implements SmartLifecycle {
 
     private final WakeSignal wake;
 
-    private final Completer completer;
+    private final ResultWriter resultWriter;
 
     private final WorkerPool pool;
 
@@ -84,12 +84,12 @@ public class DelayQueueEngine implements SmartLifecycle {
         this.clock = clock;
         this.wake = wake;
         Claims claims = new Claims(settings.instanceId(), settings.lease());
-        this.completer = new Completer(store, clock, indexer, wake, tiers);
+        this.resultWriter = new ResultWriter(store, clock, indexer, wake, tiers);
         TaskRunner runner = new TaskRunner(registry, codec, retryPolicy, tiers, clock, events, settings.instanceId(),
                 invoker);
         this.pool = new WorkerPool(settings.threads(), settings.prefetch(), settings.lease(), registry, runner,
-                completer, clock);
-        completer.onWritten(pool::forget);
+                resultWriter, clock);
+        resultWriter.onWritten(pool::forget);
         long claimAhead = settings.claimAhead().toMillis();
         TaskSource source = indexer == null
                 ? new DatabaseTaskSource(store, claims, settings.pollInterval().toMillis(), claimAhead)
@@ -119,7 +119,7 @@ public class DelayQueueEngine implements SmartLifecycle {
     @Override
     public void start() {
         scheduler.initialize();
-        completer.start();
+        resultWriter.start();
         if (indexer != null) {
             try {
                 indexer.index().subscribe(wake::dueAt);
@@ -182,7 +182,7 @@ public class DelayQueueEngine implements SmartLifecycle {
                 log.warn("Handlers still running after delay.worker.shutdown-timeout ({}); their tasks stay RUNNING "
                         + "until their lease ends, then run again", settings.shutdownTimeout());
             }
-            completer.stop(RESULT_WRITE_MILLIS);
+            resultWriter.stop(RESULT_WRITE_MILLIS);
             if (!finished) {
                 pool.interruptRunning();
             }
@@ -279,7 +279,7 @@ public class DelayQueueEngine implements SmartLifecycle {
         running = false;
         dispatcher.halt();
         pool.halt();
-        completer.halt();
+        resultWriter.halt();
         scheduler.getScheduledExecutor().shutdownNow();
         if (indexer != null) {
             indexer.index().unsubscribe();

@@ -80,12 +80,12 @@ public final class WorkerPool {
 
     private final TaskRunner runner;
 
-    private final Completer completer;
+    private final ResultWriter resultWriter;
 
     private volatile boolean stopping;
 
     public WorkerPool(int threads, int prefetch, Duration lease, HandlerRegistry registry, TaskRunner runner,
-            Completer completer, QueueClock clock) {
+            ResultWriter resultWriter, QueueClock clock) {
         this.slots = new Slots(threads, prefetch, durations);
         this.threads = threads;
         this.clock = clock;
@@ -98,7 +98,7 @@ public final class WorkerPool {
         this.timer.setRemoveOnCancelPolicy(true);
         this.registry = registry;
         this.runner = runner;
-        this.completer = completer;
+        this.resultWriter = resultWriter;
         AtomicInteger count = new AtomicInteger();
         this.executor = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
                 runnable -> {
@@ -199,7 +199,7 @@ public final class WorkerPool {
                             + "instance stalled); it goes back", entry.task.id(), entry.leaseUntil - clock.now());
                     return;
                 }
-                completer.started(entry.task.claimId());
+                resultWriter.started(entry.task.claimId());
                 long started = System.nanoTime();
                 entry.runOn(Thread.currentThread(), started);
                 Completion completion;
@@ -212,7 +212,7 @@ public final class WorkerPool {
                     durations.record(System.nanoTime() - started);
                     Thread.interrupted(); // an interrupt meant for this handler must not reach the next one
                 }
-                completer.submit(completion);
+                resultWriter.submit(completion);
             }
         }
         catch (RuntimeException | Error ex) {
@@ -344,7 +344,7 @@ public final class WorkerPool {
             }
         }
         if (!shed.isEmpty()) {
-            completer.handBack(shed);
+            resultWriter.handBack(shed);
             log.debug("Every thread runs a long handler: handed back {} waiting task(s) for other instances",
                     shed.size());
         }

@@ -24,12 +24,12 @@ class DispatcherTest {
         WakeSignal wake = new WakeSignal(clock);
         UnsupportedTaskStore store = new UnsupportedTaskStore() {
         };
-        Completer completer = new Completer(store, clock, null, wake, Tiers.databaseOnly());
+        ResultWriter resultWriter = new ResultWriter(store, clock, null, wake, Tiers.databaseOnly());
         HandlerRegistry registry = new HandlerRegistry();
         TaskRunner runner = new TaskRunner(registry, new JacksonPayloadCodec(JsonMapper.builder().build()),
                 new RetryPolicy(3, new Backoff(Duration.ofSeconds(1), 1, Duration.ofSeconds(1))),
                 Tiers.databaseOnly(), clock, TaskEvents.NONE, "test", HandlerInvoker.DIRECT);
-        WorkerPool pool = new WorkerPool(2, 0, Duration.ofSeconds(30), registry, runner, completer, clock);
+        WorkerPool pool = new WorkerPool(2, 0, Duration.ofSeconds(30), registry, runner, resultWriter, clock);
         AtomicInteger fetches = new AtomicInteger();
         TaskSource failing = (now, limit) -> {
             fetches.incrementAndGet();

@@ -59,13 +59,13 @@ class WorkerPoolTest {
 
     private WorkerPool pool;
 
-    private Completer completer;
+    private ResultWriter resultWriter;
 
     private WorkerPool pool(int threads, int prefetch) {
         QueueClock clock = new QueueClock(Clock.systemUTC());
         WakeSignal wake = new WakeSignal(clock);
-        completer = new Completer(store, clock, null, wake, Tiers.databaseOnly());
-        completer.start();
+        resultWriter = new ResultWriter(store, clock, null, wake, Tiers.databaseOnly());
+        resultWriter.start();
         HandlerRegistry registry = new HandlerRegistry();
         registry.register(handler("slow", () -> slowGate.await(30, TimeUnit.SECONDS)));
         registry.register(handler("fast", () -> {
@@ -73,7 +73,7 @@ class WorkerPoolTest {
         TaskRunner runner = new TaskRunner(registry, new JacksonPayloadCodec(JsonMapper.builder().build()),
                 new RetryPolicy(3, new Backoff(Duration.ofSeconds(1), 1, Duration.ofSeconds(1))),
                 Tiers.databaseOnly(), clock, TaskEvents.NONE, "test", HandlerInvoker.DIRECT);
-        pool = new WorkerPool(threads, prefetch, Duration.ofSeconds(30), registry, runner, completer, clock);
+        pool = new WorkerPool(threads, prefetch, Duration.ofSeconds(30), registry, runner, resultWriter, clock);
         return pool;
     }
 
@@ -84,8 +84,8 @@ class WorkerPoolTest {
             pool.releaseUnstarted();
             pool.awaitRunning(5_000);
         }
-        if (completer != null) {
-            completer.stop(1_000);
+        if (resultWriter != null) {
+            resultWriter.stop(1_000);
         }
     }
 

@@ -37,7 +37,7 @@ import io.lettuce.core.api.sync.RedisScriptingCommands;
  */
 final class Ceiling {
 
-    /** Rows per multi-row INSERT and per SUCCEEDED update, as in JdbcTaskStore / Completer. */
+    /** Rows per multi-row INSERT and per SUCCEEDED update, as in JdbcTaskStore / ResultWriter. */
     private static final int MAX_ROWS = 1000;
 
     /** Entries per add.lua call, as in RedisTimeIndex. */

@@ -25,9 +25,9 @@ import org.slf4j.LoggerFactory;
  * that fall in the same batch are one write. A failed write is retried (the tasks stay held and their leases
  * renewed) until it succeeds or the engine stops; then retries that re-enter the index are indexed.
  */
-public final class Completer {
+public final class ResultWriter {
 
-    private static final Logger log = LoggerFactory.getLogger(Completer.class);
+    private static final Logger log = LoggerFactory.getLogger(ResultWriter.class);
 
     private static final int MAX_BATCH = 1000;
 
@@ -60,7 +60,7 @@ public final class Completer {
 
     private @Nullable Thread thread;
 
-    public Completer(TaskStore store, QueueClock clock, @Nullable Indexer indexer, WakeSignal wake, Tiers tiers) {
+    public ResultWriter(TaskStore store, QueueClock clock, @Nullable Indexer indexer, WakeSignal wake, Tiers tiers) {
         this.store = store;
         this.tiers = tiers;
         this.clock = clock;
@@ -91,7 +91,7 @@ public final class Completer {
     }
 
     void start() {
-        Thread t = new Thread(this::loop, "delay-completer");
+        Thread t = new Thread(this::loop, "delay-result-writer");
         t.setDaemon(true);
         t.start();
         thread = t;
