@@ -49,10 +49,10 @@ public final class Dispatcher {
     /** How long a busy loop waits for a fuller claim: a claim costs one commit whatever its size. */
     private static final long LINGER_MILLIS = 2;
 
-    private final Throttle throttle = new Throttle(log, "Claiming due tasks");
+    private final FailureStreak failures = new FailureStreak(log, "Claiming due tasks");
 
     /** Backs off a loop that keeps failing in an unexpected way, so it cannot turn into a hot logging loop. */
-    private final Throttle unexpected = new Throttle(log, "The dispatcher loop");
+    private final FailureStreak unexpected = new FailureStreak(log, "The dispatcher loop");
 
     /** Takes claims the loop made but can no longer run (it was stopped meanwhile) and hands them back. */
     private final Consumer<List<ClaimedTask>> handBack;
@@ -98,12 +98,12 @@ public final class Dispatcher {
                         }
                     }
                     fetch = source.fetch(now, Math.min(free, batchSize));
-                    throttle.succeeded();
+                    failures.succeeded();
                 }
                 catch (RuntimeException ex) {
                     adoptOrphans = true;
-                    throttle.failed(ex);
-                    wake.awaitUntil(clock.now() + throttle.backoffMillis());
+                    failures.failed(ex);
+                    wake.awaitUntil(clock.now() + failures.backoffMillis());
                     continue;
                 }
                 if (!running) {

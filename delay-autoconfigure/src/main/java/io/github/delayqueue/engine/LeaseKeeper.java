@@ -33,7 +33,7 @@ final class LeaseKeeper implements Runnable {
 
     private final @Nullable Indexer indexer;
 
-    private final Throttle throttle = new Throttle(log, "Renewing task leases");
+    private final FailureStreak failures = new FailureStreak(log, "Renewing task leases");
 
     LeaseKeeper(TaskStore store, WorkerPool pool, Claims claims, QueueClock clock, Tiers tiers,
             @Nullable Indexer indexer) {
@@ -50,10 +50,10 @@ final class LeaseKeeper implements Runnable {
         try {
             renew();
             handBackGivenUp();
-            throttle.succeeded();
+            failures.succeeded();
         }
         catch (RuntimeException ex) {
-            throttle.failed(ex);
+            failures.failed(ex);
         }
     }
 

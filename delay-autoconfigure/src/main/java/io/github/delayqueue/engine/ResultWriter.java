@@ -49,7 +49,7 @@ public final class ResultWriter {
 
     private final Tiers tiers;
 
-    private final Throttle throttle = new Throttle(log, "Writing task results");
+    private final FailureStreak failures = new FailureStreak(log, "Writing task results");
 
     private Consumer<List<ClaimId>> written = claims -> {
     };
@@ -168,17 +168,17 @@ public final class ResultWriter {
                     HandBack.release(store, tiers, indexer, handedBack, now);
                     handedBack.clear();
                 }
-                throttle.succeeded();
+                failures.succeeded();
                 break;
             }
             catch (RuntimeException ex) {
-                throttle.failed(ex);
+                failures.failed(ex);
                 if (System.currentTimeMillis() >= stopDeadline) {
                     log.error("Gave up writing the results of {} task(s) at shutdown; they stay RUNNING until their "
                             + "lease ends and then run again", batch.size());
                     return;
                 }
-                Thread.sleep(throttle.backoffMillis());
+                Thread.sleep(failures.backoffMillis());
             }
         }
         if (batch.isEmpty()) {

@@ -29,7 +29,7 @@ final class Retention implements Runnable {
 
     private final long budgetMillis;
 
-    private final Throttle throttle = new Throttle(log, "Purging finished tasks");
+    private final FailureStreak failures = new FailureStreak(log, "Purging finished tasks");
 
     /** @param budget how long one run may go on deleting; a backlog is purged run after run */
     Retention(TaskStore store, Map<TaskStatus, Duration> retention, int batchSize, QueueClock clock,
@@ -51,10 +51,10 @@ final class Retention implements Runnable {
             if (deleted > 0) {
                 log.debug("Purged {} finished task(s)", deleted);
             }
-            throttle.succeeded();
+            failures.succeeded();
         }
         catch (RuntimeException ex) {
-            throttle.failed(ex);
+            failures.failed(ex);
         }
     }
 }

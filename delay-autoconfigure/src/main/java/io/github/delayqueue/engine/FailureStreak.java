@@ -3,10 +3,11 @@ package io.github.delayqueue.engine;
 import org.slf4j.Logger;
 
 /**
- * Logs a failure that repeats (a database that is down, say) once when it starts, then at most once a minute with
- * a count, and once when it ends, so an outage is visible without flooding the log.
+ * A streak of failures of work that is tried again and again (a database that is down, say). It is logged once when
+ * it starts, then at most once a minute with a count, and once when it ends, so an outage is visible without flooding
+ * the log; and its length sets the wait before the next try ({@link #backoffMillis()}).
  */
-final class Throttle {
+final class FailureStreak {
 
     private static final long QUIET_MILLIS = 60_000;
 
@@ -18,7 +19,7 @@ final class Throttle {
 
     private long lastLogged;
 
-    Throttle(Logger log, String what) {
+    FailureStreak(Logger log, String what) {
         this.log = log;
         this.what = what;
     }
@@ -39,7 +40,7 @@ final class Throttle {
         }
     }
 
-    /** How long to wait before the next try: doubles with each failure, from 100 ms up to 5 s. */
+    /** How long to wait before the next try: doubles with each failure of the streak, from 100 ms up to 5 s. */
     synchronized long backoffMillis() {
         return failures == 0 ? 0 : Math.min(5_000, 100L << Math.min(failures - 1, 6));
     }
