@@ -19,7 +19,7 @@ public final class DatabaseTaskSource implements TaskSource {
 
     private final TaskStore store;
 
-    private final Claims claims;
+    private final ClaimTerms terms;
 
     private final long pollMillis;
 
@@ -37,40 +37,40 @@ public final class DatabaseTaskSource implements TaskSource {
     /**
      * @param claimAheadMillis tasks due this soon are claimed already; the pool starts each when it falls due
      */
-    public DatabaseTaskSource(TaskStore store, Claims claims, long pollMillis, long claimAheadMillis) {
+    public DatabaseTaskSource(TaskStore store, ClaimTerms terms, long pollMillis, long claimAheadMillis) {
         this.store = store;
-        this.claims = claims;
+        this.terms = terms;
         this.pollMillis = pollMillis;
         this.claimAheadMillis = claimAheadMillis;
     }
 
     @Override
-    public Fetch fetch(long now, int limit) {
+    public FetchResult fetch(long now, int limit) {
         if (!busy) {
             if (now >= nextLeftoverCheck) {
                 nextLeftoverCheck = now + LEFTOVER_CHECK_MILLIS;
-                List<ClaimedTask> leftovers = store.claimDue(TaskStatus.QUEUED, now, limit, claims.at(now));
+                List<ClaimedTask> leftovers = store.claimDue(TaskStatus.QUEUED, now, limit, terms.at(now));
                 if (!leftovers.isEmpty()) {
-                    return new Fetch(leftovers, now);
+                    return new FetchResult(leftovers, now);
                 }
             }
             OptionalLong next = store.nextDue(TaskStatus.SCHEDULED);
             if (next.isEmpty() || next.getAsLong() > now + claimAheadMillis) {
                 long nextAt = now + pollMillis;
-                return new Fetch(List.of(),
+                return new FetchResult(List.of(),
                         next.isPresent() ? Math.min(nextAt, next.getAsLong() - claimAheadMillis) : nextAt);
             }
             if (dueButLocked) {
                 // the due row is locked by another transaction (another instance's claim, an open transaction):
                 // look again shortly rather than in a hot loop
                 dueButLocked = false;
-                return new Fetch(List.of(), now + Math.min(pollMillis, LOCKED_RETRY_MILLIS));
+                return new FetchResult(List.of(), now + Math.min(pollMillis, LOCKED_RETRY_MILLIS));
             }
         }
         List<ClaimedTask> claimed = store.claimDue(TaskStatus.SCHEDULED, now + claimAheadMillis, limit,
-                claims.at(now));
+                terms.at(now));
         dueButLocked = !busy && claimed.isEmpty();
         busy = !claimed.isEmpty();
-        return new Fetch(claimed, now);
+        return new FetchResult(claimed, now);
     }
 }

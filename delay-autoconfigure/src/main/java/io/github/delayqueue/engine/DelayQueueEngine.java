@@ -83,7 +83,7 @@ public class DelayQueueEngine implements SmartLifecycle {
         this.tiers = tiers;
         this.clock = clock;
         this.wake = wake;
-        Claims claims = new Claims(settings.instanceId(), settings.lease());
+        ClaimTerms terms = new ClaimTerms(settings.instanceId(), settings.lease());
         this.resultWriter = new ResultWriter(store, clock, indexer, wake, tiers);
         TaskRunner runner = new TaskRunner(registry, codec, retryPolicy, tiers, clock, events, settings.instanceId(),
                 invoker);
@@ -92,13 +92,13 @@ public class DelayQueueEngine implements SmartLifecycle {
         resultWriter.onWritten(pool::forget);
         long claimAhead = settings.claimAhead().toMillis();
         TaskSource source = indexer == null
-                ? new DatabaseTaskSource(store, claims, settings.pollInterval().toMillis(), claimAhead)
-                : new IndexTaskSource(indexer, store, claims, events, settings.maxWait().toMillis(),
+                ? new DatabaseTaskSource(store, terms, settings.pollInterval().toMillis(), claimAhead)
+                : new IndexTaskSource(indexer, store, terms, events, settings.maxWait().toMillis(),
                         settings.sweepGrace().toMillis(), settings.sweepInterval().toMillis(),
                         settings.pollInterval().toMillis(), claimAhead);
-        this.dispatcher = new Dispatcher(source, pool, wake, clock, settings.batchSize(), store, claims,
+        this.dispatcher = new Dispatcher(source, pool, wake, clock, settings.batchSize(), store, terms,
                 this::handBack);
-        jobs.put(new LeaseKeeper(store, pool, claims, clock, tiers, indexer), settings.lease().dividedBy(3));
+        jobs.put(new LeaseKeeper(store, pool, terms, clock, tiers, indexer), settings.lease().dividedBy(3));
         jobs.put(new LeaseRecovery(store, registry, retryPolicy, tiers, clock, indexer, wake, events),
                 settings.recoveryInterval());
         if (!settings.retention().isEmpty()) {

@@ -35,7 +35,7 @@ public final class Dispatcher {
 
     private final TaskStore store;
 
-    private final Claims claims;
+    private final ClaimTerms terms;
 
     /**
      * Set when a claim failed: its commit may have reached the database while the answer was lost (a killed
@@ -62,10 +62,10 @@ public final class Dispatcher {
     private @Nullable Thread thread;
 
     public Dispatcher(TaskSource source, WorkerPool pool, WakeSignal wake, QueueClock clock, int batchSize,
-            TaskStore store, Claims claims, Consumer<List<ClaimedTask>> handBack) {
+            TaskStore store, ClaimTerms terms, Consumer<List<ClaimedTask>> handBack) {
         this.handBack = handBack;
         this.store = store;
-        this.claims = claims;
+        this.terms = terms;
         this.source = source;
         this.pool = pool;
         this.wake = wake;
@@ -89,7 +89,7 @@ public final class Dispatcher {
                     continue;
                 }
                 long now = clock.now();
-                Fetch fetch;
+                FetchResult result;
                 try {
                     if (adoptOrphans) {
                         free -= adoptOrphans(free, now);
@@ -97,7 +97,7 @@ public final class Dispatcher {
                             continue;
                         }
                     }
-                    fetch = source.fetch(now, Math.min(free, batchSize));
+                    result = source.fetch(now, Math.min(free, batchSize));
                     failures.succeeded();
                 }
                 catch (RuntimeException ex) {
@@ -107,14 +107,14 @@ public final class Dispatcher {
                     continue;
                 }
                 if (!running) {
-                    handBack.accept(fetch.tasks()); // stopped while this claim was on its way
+                    handBack.accept(result.tasks()); // stopped while this claim was on its way
                     return;
                 }
-                if (!fetch.tasks().isEmpty()) {
-                    handBack.accept(pool.submit(fetch.tasks(), claims.at(now).until()));
+                if (!result.tasks().isEmpty()) {
+                    handBack.accept(pool.submit(result.tasks(), terms.at(now).until()));
                 }
                 else {
-                    wake.awaitUntil(fetch.nextAt());
+                    wake.awaitUntil(result.nextAt());
                 }
                 unexpected.succeeded();
             }
@@ -149,7 +149,7 @@ public final class Dispatcher {
      */
     private int adoptOrphans(int free, long now) {
         List<ClaimedTask> orphans = new ArrayList<>();
-        for (ClaimedTask task : store.claimedBy(claims.owner(), now + claims.leaseMillis() * 2 / 3)) {
+        for (ClaimedTask task : store.claimedBy(terms.owner(), now + terms.leaseMillis() * 2 / 3)) {
             if (!pool.holds(task.id())) {
                 orphans.add(task);
             }
@@ -160,7 +160,7 @@ public final class Dispatcher {
         if (!adopted.isEmpty()) {
             log.info("Found {} task(s) this instance claimed in a claim whose answer was lost; running them",
                     adopted.size());
-            Lease renewed = claims.at(now);
+            Lease renewed = terms.at(now);
             Set<ClaimId> held = store.extendLeases(adopted.stream().map(ClaimedTask::claimId).toList(),
                     renewed.until());
             List<ClaimedTask> kept = adopted.stream().filter(task -> held.contains(task.claimId())).toList();

@@ -25,7 +25,7 @@ final class LeaseKeeper implements Runnable {
 
     private final WorkerPool pool;
 
-    private final Claims claims;
+    private final ClaimTerms terms;
 
     private final QueueClock clock;
 
@@ -35,11 +35,11 @@ final class LeaseKeeper implements Runnable {
 
     private final FailureStreak failures = new FailureStreak(log, "Renewing task leases");
 
-    LeaseKeeper(TaskStore store, WorkerPool pool, Claims claims, QueueClock clock, Tiers tiers,
+    LeaseKeeper(TaskStore store, WorkerPool pool, ClaimTerms terms, QueueClock clock, Tiers tiers,
             @Nullable Indexer indexer) {
         this.store = store;
         this.pool = pool;
-        this.claims = claims;
+        this.terms = terms;
         this.clock = clock;
         this.tiers = tiers;
         this.indexer = indexer;
@@ -63,7 +63,7 @@ final class LeaseKeeper implements Runnable {
             return;
         }
         long now = clock.now();
-        long leaseUntil = now + claims.leaseMillis();
+        long leaseUntil = now + terms.leaseMillis();
         Set<ClaimId> renewed = store.extendLeases(held, leaseUntil);
         pool.leasesRenewed(renewed, leaseUntil);
         if (renewed.size() < held.size()) {

@@ -4,5 +4,5 @@ package io.github.delayqueue.engine;
 public interface TaskSource {
 
     /** Claims up to {@code limit} tasks due by {@code now}. */
-    Fetch fetch(long now, int limit);
+    FetchResult fetch(long now, int limit);
 }

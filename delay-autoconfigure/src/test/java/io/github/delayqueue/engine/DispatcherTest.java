@@ -36,7 +36,7 @@ class DispatcherTest {
             throw new StackOverflowError("a bug below the dispatcher");
         };
         Dispatcher dispatcher = new Dispatcher(failing, pool, wake, clock, 100, store,
-                new Claims("test", Duration.ofSeconds(30)), tasks -> {
+                new ClaimTerms("test", Duration.ofSeconds(30)), tasks -> {
                 });
         dispatcher.start();
         Thread.sleep(2_000);

@@ -5,16 +5,17 @@ import java.time.Duration;
 import io.github.delayqueue.store.Lease;
 
 /**
- * Makes the {@link Lease} this process stamps on the rows it claims. The owner is unique to the process, even when
- * several processes are configured with the same {@code delay.instance-id}: adoption of lost claims goes by owner.
+ * The terms this process claims rows on: its owner and the lease length, from which it makes the {@link Lease} it
+ * stamps on the rows it claims. The owner is unique to the process, even when several processes are configured with
+ * the same {@code delay.instance-id}: adoption of lost claims goes by owner.
  */
-public final class Claims {
+public final class ClaimTerms {
 
     private final String owner;
 
     private final long leaseMillis;
 
-    public Claims(String owner, Duration lease) {
+    public ClaimTerms(String owner, Duration lease) {
         this.owner = owner;
         this.leaseMillis = lease.toMillis();
     }
