@@ -26,14 +26,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The bounded pool claimed tasks run on. The dispatcher claims only as many tasks as {@link Slots} allows; a slot is
- * freed when a handler returns. A task claimed ahead of its due time waits on a timer and starts when it falls due,
- * and each type runs at most its handler's {@code concurrency} at once (the rest wait here, claimed, with their lease
- * kept). The pool remembers every claim it holds until its result is written, so leases can be renewed and unstarted
- * tasks handed back at shutdown, and it watches those leases: a task whose lease is lost or about to end is never
- * started, and a running handler whose lease is lost is interrupted (see {@link #guardLeases}, {@link #leasesLost}).
- * When every thread is held by a handler that runs far longer than usual, the tasks waiting for a thread are handed
- * back at once for other instances to run ({@link #shedWhileStuck}).
+ * The bounded pool claimed tasks run on. The dispatcher claims only as many tasks as the {@link HoldLimit} allows; a
+ * task stops counting against it when its handler returns. A task claimed ahead of its due time waits on a timer and
+ * starts when it falls due, and each type runs at most its handler's {@code concurrency} at once (the rest wait here,
+ * claimed, with their lease kept). The pool remembers every claim it holds until its result is written, so leases can
+ * be renewed and unstarted tasks handed back at shutdown, and it watches those leases: a task whose lease is lost or
+ * about to end is never started, and a running handler whose lease is lost is interrupted (see {@link #guardLeases},
+ * {@link #leasesLost}). When every thread is held by a handler that runs far longer than usual, the tasks waiting for a
+ * thread are handed back at once for other instances to run ({@link #shedWhileStuck}).
  */
 public final class WorkerPool {
 
@@ -53,7 +53,7 @@ public final class WorkerPool {
 
     private final ThreadPoolExecutor executor;
 
-    private final Slots slots;
+    private final HoldLimit holdLimit;
 
     /** Starts tasks claimed ahead of their due time when they fall due, and runs the lease guard. */
     private final ScheduledThreadPoolExecutor timer;
@@ -86,7 +86,7 @@ public final class WorkerPool {
 
     public WorkerPool(int threads, int prefetch, Duration lease, HandlerRegistry registry, TaskRunner runner,
             ResultWriter resultWriter, QueueClock clock) {
-        this.slots = new Slots(threads, prefetch, durations);
+        this.holdLimit = new HoldLimit(threads, prefetch, durations);
         this.threads = threads;
         this.clock = clock;
         this.leaseMillis = lease.toMillis();
@@ -121,12 +121,12 @@ public final class WorkerPool {
 
     /** How many tasks the pool may hold right now. */
     public int capacity() {
-        return slots.limit();
+        return holdLimit.limit();
     }
 
-    /** See {@link Slots#awaitFree}. */
+    /** See {@link HoldLimit#awaitFree}. */
     public int awaitFree(long timeoutMillis, int wanted, long lingerMillis) throws InterruptedException {
-        return slots.awaitFree(timeoutMillis, wanted, lingerMillis);
+        return holdLimit.awaitFree(timeoutMillis, wanted, lingerMillis);
     }
 
     /**
@@ -138,7 +138,7 @@ public final class WorkerPool {
         if (stopping) {
             return tasks;
         }
-        slots.take(tasks.size());
+        holdLimit.take(tasks.size());
         long now = clock.nowMicros();
         for (ClaimedTask task : tasks) {
             Held entry = new Held(task, leaseUntil);
@@ -221,7 +221,7 @@ public final class WorkerPool {
                     entry.task.id(), ex);
         }
         finally {
-            slots.release();
+            holdLimit.release();
             Held next = lane(entry.task.type()).next();
             if (next != null) {
                 execute(next);
@@ -333,7 +333,7 @@ public final class WorkerPool {
             }
         }
         boolean allStuck = stuck >= threads;
-        slots.threadsStuck(allStuck);
+        holdLimit.threadsStuck(allStuck);
         if (!allStuck || ready.isEmpty()) {
             return;
         }

@@ -13,7 +13,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * while every thread is held by a handler that runs long, nothing is prefetched at all. Before any handler has run
  * the prefetch is full: a burst after startup is claimed in large batches from the first round.
  */
-final class Slots {
+final class HoldLimit {
 
     /** How long a prefetched task may wait for a thread, at the median handler's duration. */
     private static final long WINDOW_NANOS = 100_000_000;
@@ -38,7 +38,7 @@ final class Slots {
     /** Every thread runs a handler that has taken far longer than usual: nothing claimed now would start soon. */
     private boolean threadsStuck;
 
-    Slots(int threads, int maxPrefetch, HandlerDurations durations) {
+    HoldLimit(int threads, int maxPrefetch, HandlerDurations durations) {
         this.threads = threads;
         this.maxPrefetch = maxPrefetch;
         this.durations = durations;
