@@ -102,7 +102,7 @@ public class DelayQueueEngine implements SmartLifecycle {
         jobs.put(new LeaseRecovery(store, registry, retryPolicy, tiers, clock, indexer, wake, events),
                 settings.recoveryInterval());
         if (!settings.retention().isEmpty()) {
-            jobs.put(new Retention(store, settings.retention(), settings.retentionBatchSize(), clock,
+            jobs.put(new RetentionPurge(store, settings.retention(), settings.retentionBatchSize(), clock,
                     settings.retentionInterval()), settings.retentionInterval());
         }
         if (indexer != null) {

@@ -14,9 +14,9 @@ import org.slf4j.LoggerFactory;
  * backlog never holds long locks, for up to one interval per run, on one instance at a time (the store takes a lock):
  * the others skip the run. Oldest first, by when the status last changed.
  */
-final class Retention implements Runnable {
+final class RetentionPurge implements Runnable {
 
-    private static final Logger log = LoggerFactory.getLogger(Retention.class);
+    private static final Logger log = LoggerFactory.getLogger(RetentionPurge.class);
 
 
     private final TaskStore store;
@@ -32,7 +32,7 @@ final class Retention implements Runnable {
     private final FailureStreak failures = new FailureStreak(log, "Purging finished tasks");
 
     /** @param budget how long one run may go on deleting; a backlog is purged run after run */
-    Retention(TaskStore store, Map<TaskStatus, Duration> retention, int batchSize, QueueClock clock,
+    RetentionPurge(TaskStore store, Map<TaskStatus, Duration> retention, int batchSize, QueueClock clock,
             Duration budget) {
         this.store = store;
         this.retention = Map.copyOf(retention);

@@ -4,20 +4,20 @@ import java.time.Duration;
 import java.util.Locale;
 
 /** Short text for durations and sizes in the endpoint's answers: {@code 15m}, {@code 1h30m}, {@code 12.3 MB}. */
-final class DurationText {
+final class Texts {
 
     private static final long[] UNIT_MILLIS = { 86_400_000L, 3_600_000L, 60_000L, 1_000L, 1L };
 
     private static final String[] UNIT_NAMES = { "d", "h", "m", "s", "ms" };
 
-    private DurationText() {
+    private Texts() {
     }
 
     /**
      * The duration in units from days to milliseconds, largest first: {@code 15m}, {@code 1h30m}; a whole number of
      * one unit is also what a {@code delay.*} duration property accepts.
      */
-    static String of(Duration duration) {
+    static String duration(Duration duration) {
         long millis = duration.toMillis();
         if (millis == 0) {
             return "0s";
