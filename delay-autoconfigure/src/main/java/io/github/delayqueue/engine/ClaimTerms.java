@@ -9,26 +9,26 @@ import io.github.delayqueue.store.Lease;
  * stamps on the rows it claims. The owner is unique to the process, even when several processes are configured with
  * the same {@code delay.instance-id}: adoption of lost claims goes by owner.
  */
-public final class ClaimTerms {
+final class ClaimTerms {
 
     private final String owner;
 
     private final long leaseMillis;
 
-    public ClaimTerms(String owner, Duration lease) {
+    ClaimTerms(String owner, Duration lease) {
         this.owner = owner;
         this.leaseMillis = lease.toMillis();
     }
 
-    public Lease at(long now) {
+    Lease at(long now) {
         return new Lease(owner, now + leaseMillis, now);
     }
 
-    public String owner() {
+    String owner() {
         return owner;
     }
 
-    public long leaseMillis() {
+    long leaseMillis() {
         return leaseMillis;
     }
 }

@@ -59,7 +59,7 @@ public class ClockAligner extends PeriodicJob {
     }
 
     /** Measures the offset; on failure the previous offset stays and {@code false} is returned. */
-    public boolean align() {
+    boolean align() {
         try {
             for (int i = 0; i < WARM_UP_READINGS; i++) {
                 referenceMicros.getAsLong();

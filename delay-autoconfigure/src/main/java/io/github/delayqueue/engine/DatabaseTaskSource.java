@@ -12,7 +12,7 @@ import io.github.delayqueue.store.TaskStore;
  * LOCKED}. While work keeps coming it claims back to back; when idle it asks for the earliest due time and sleeps
  * until then or the poll interval, whichever is first.
  */
-public final class DatabaseTaskSource implements TaskSource {
+final class DatabaseTaskSource implements TaskSource {
 
     /** How often an idle source also claims rows left {@code QUEUED} by an earlier hybrid run. */
     private static final long LEFTOVER_CHECK_MILLIS = 5_000;
@@ -37,7 +37,7 @@ public final class DatabaseTaskSource implements TaskSource {
     /**
      * @param claimAheadMillis tasks due this soon are claimed already; the pool starts each when it falls due
      */
-    public DatabaseTaskSource(TaskStore store, ClaimTerms terms, long pollMillis, long claimAheadMillis) {
+    DatabaseTaskSource(TaskStore store, ClaimTerms terms, long pollMillis, long claimAheadMillis) {
         this.store = store;
         this.terms = terms;
         this.pollMillis = pollMillis;

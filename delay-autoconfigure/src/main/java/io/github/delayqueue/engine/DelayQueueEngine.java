@@ -170,7 +170,7 @@ public class DelayQueueEngine implements SmartLifecycle {
      * Waits for running handlers until {@code shutdown-timeout} after claiming stopped, writes their results and
      * stops the engine's threads; a handler still running is interrupted and its task left to the lease.
      */
-    public void drain() {
+    void drain() {
         if (!drainPending) {
             return;
         }

@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * until the source's next time or an earlier announced due time. A failing database or index is logged, backed off
  * and retried; the loop never dies of it.
  */
-public final class Dispatcher {
+final class Dispatcher {
 
     private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
 
@@ -61,7 +61,7 @@ public final class Dispatcher {
 
     private @Nullable Thread thread;
 
-    public Dispatcher(TaskSource source, WorkerPool pool, WakeSignal wake, QueueClock clock, int batchSize,
+    Dispatcher(TaskSource source, WorkerPool pool, WakeSignal wake, QueueClock clock, int batchSize,
             TaskStore store, ClaimTerms terms, Consumer<List<ClaimedTask>> handBack) {
         this.handBack = handBack;
         this.store = store;

@@ -10,5 +10,5 @@ import io.github.delayqueue.store.ClaimedTask;
  * @param tasks tasks claimed for this instance
  * @param nextAt queue time at which to look again when {@code tasks} is empty
  */
-public record FetchResult(List<ClaimedTask> tasks, long nextAt) {
+record FetchResult(List<ClaimedTask> tasks, long nextAt) {
 }

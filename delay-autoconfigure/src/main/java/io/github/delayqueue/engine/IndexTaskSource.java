@@ -20,7 +20,7 @@ import io.github.delayqueue.store.TaskStore;
  * quarter of a claim at a time, so a lost row is reached no later than the index would have reached it. While the
  * index is unreachable it claims due rows from the database alone.
  */
-public final class IndexTaskSource implements TaskSource {
+final class IndexTaskSource implements TaskSource {
 
     /** How soon an id skipped because its row was locked is popped again. */
     private static final long LOCKED_RETRY_MILLIS = 100;
@@ -52,7 +52,7 @@ public final class IndexTaskSource implements TaskSource {
     /** The last pop filled its batch: due ids are still waiting in the index, and most overdue rows are among them. */
     private boolean backlog;
 
-    public IndexTaskSource(Indexer indexer, TaskStore store, ClaimTerms terms, TaskEvents events, long maxWaitMillis,
+    IndexTaskSource(Indexer indexer, TaskStore store, ClaimTerms terms, TaskEvents events, long maxWaitMillis,
             long sweepGraceMillis, long sweepIntervalMillis, long pollMillis, long claimAheadMillis) {
         this.indexer = indexer;
         this.store = store;

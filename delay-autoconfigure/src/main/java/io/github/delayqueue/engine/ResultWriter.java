@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * that fall in the same batch are one write. A failed write is retried (the tasks stay held and their leases
  * renewed) until it succeeds or the engine stops; then retries that re-enter the index are indexed.
  */
-public final class ResultWriter {
+final class ResultWriter {
 
     private static final Logger log = LoggerFactory.getLogger(ResultWriter.class);
 
@@ -60,7 +60,7 @@ public final class ResultWriter {
 
     private @Nullable Thread thread;
 
-    public ResultWriter(TaskStore store, QueueClock clock, @Nullable Indexer indexer, WakeSignal wake, Tiers tiers) {
+    ResultWriter(TaskStore store, QueueClock clock, @Nullable Indexer indexer, WakeSignal wake, Tiers tiers) {
         this.store = store;
         this.tiers = tiers;
         this.clock = clock;

@@ -20,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * this class, {@link Error}s included, escapes to the worker thread: every run ends in a completion, so no task is
  * left {@code RUNNING} by a failure around its handler.
  */
-public final class TaskRunner {
+final class TaskRunner {
 
     private final HandlerRegistry registry;
 
@@ -38,7 +38,7 @@ public final class TaskRunner {
 
     private final HandlerInvoker invoker;
 
-    public TaskRunner(HandlerRegistry registry, PayloadCodec codec, RetryPolicy retryPolicy, Tiers tiers,
+    TaskRunner(HandlerRegistry registry, PayloadCodec codec, RetryPolicy retryPolicy, Tiers tiers,
             QueueClock clock, TaskEvents events, String instanceId, HandlerInvoker invoker) {
         this.registry = registry;
         this.codec = codec;
@@ -55,7 +55,7 @@ public final class TaskRunner {
      * task's lease could not be renewed. Such a failure is the instance's, not the handler's: the task goes back,
      * due now, without being dead-lettered on its last attempt.
      */
-    public Completion run(ClaimedTask task, BooleanSupplier leaseLost) {
+    Completion run(ClaimedTask task, BooleanSupplier leaseLost) {
         try {
             return runHandler(task, leaseLost);
         }

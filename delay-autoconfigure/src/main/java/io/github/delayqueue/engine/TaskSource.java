@@ -1,7 +1,7 @@
 package io.github.delayqueue.engine;
 
 /** Where the dispatcher finds due work: the database alone ({@code jdbc}) or the time index with the database. */
-public interface TaskSource {
+interface TaskSource {
 
     /** Claims up to {@code limit} tasks due by {@code now}. */
     FetchResult fetch(long now, int limit);

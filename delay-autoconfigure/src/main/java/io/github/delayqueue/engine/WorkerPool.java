@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * {@link #leasesLost}). When every thread is held by a handler that runs far longer than usual, the tasks waiting for a
  * thread are handed back at once for other instances to run ({@link #shedWhileStuck}).
  */
-public final class WorkerPool {
+final class WorkerPool {
 
     private static final Logger log = LoggerFactory.getLogger(WorkerPool.class);
 
@@ -84,7 +84,7 @@ public final class WorkerPool {
 
     private volatile boolean stopping;
 
-    public WorkerPool(int threads, int prefetch, Duration lease, HandlerRegistry registry, TaskRunner runner,
+    WorkerPool(int threads, int prefetch, Duration lease, HandlerRegistry registry, TaskRunner runner,
             ResultWriter resultWriter, QueueClock clock) {
         this.holdLimit = new HoldLimit(threads, prefetch, durations);
         this.threads = threads;
@@ -120,12 +120,12 @@ public final class WorkerPool {
     private static final long STUCK_FLOOR_NANOS = 10_000_000;
 
     /** How many tasks the pool may hold right now. */
-    public int capacity() {
+    int capacity() {
         return holdLimit.limit();
     }
 
     /** See {@link HoldLimit#awaitFree}. */
-    public int awaitFree(long timeoutMillis, int wanted, long lingerMillis) throws InterruptedException {
+    int awaitFree(long timeoutMillis, int wanted, long lingerMillis) throws InterruptedException {
         return holdLimit.awaitFree(timeoutMillis, wanted, lingerMillis);
     }
 
@@ -134,7 +134,7 @@ public final class WorkerPool {
      * {@code leaseUntil} is when their lease ends on the queue clock, at the latest. Returns the tasks it could not
      * take because it is stopping (none otherwise), for the caller to hand back.
      */
-    public synchronized List<ClaimedTask> submit(List<ClaimedTask> tasks, long leaseUntil) {
+    synchronized List<ClaimedTask> submit(List<ClaimedTask> tasks, long leaseUntil) {
         if (stopping) {
             return tasks;
         }
@@ -235,7 +235,7 @@ public final class WorkerPool {
     }
 
     /** Every claim held, from claim until its result is written, and not given up: the leases to renew. */
-    public List<ClaimId> heldClaims() {
+    List<ClaimId> heldClaims() {
         List<ClaimId> claims = new ArrayList<>(held.size());
         held.forEach((claim, entry) -> {
             if (entry.state.get() != RELEASED) {
@@ -246,7 +246,7 @@ public final class WorkerPool {
     }
 
     /** Records that the leases of {@code renewed} were renewed to end at {@code leaseUntil}. */
-    public void leasesRenewed(Set<ClaimId> renewed, long leaseUntil) {
+    void leasesRenewed(Set<ClaimId> renewed, long leaseUntil) {
         for (ClaimId claim : renewed) {
             Held entry = held.get(claim);
             if (entry != null) {
@@ -260,7 +260,7 @@ public final class WorkerPool {
      * process stalled, or its clock ran behind), or they were written meanwhile. At once, a task not started is
      * dropped and a running handler interrupted, so the two runs overlap no longer than they must.
      */
-    public void leasesLost(Collection<ClaimId> lost) {
+    void leasesLost(Collection<ClaimId> lost) {
         List<Long> dropped = new ArrayList<>();
         List<Long> interrupted = new ArrayList<>();
         for (ClaimId claim : lost) {
@@ -366,7 +366,7 @@ public final class WorkerPool {
     }
 
     /** Whether a claim of this task is held here: claimed, running, or finished with its result not yet written. */
-    public boolean holds(long id) {
+    boolean holds(long id) {
         for (ClaimId claim : held.keySet()) {
             if (claim.id() == id) {
                 return true;
@@ -376,7 +376,7 @@ public final class WorkerPool {
     }
 
     /** How many tasks are held (claimed and not yet written). */
-    public int heldCount() {
+    int heldCount() {
         return heldClaims().size();
     }
 
@@ -389,7 +389,7 @@ public final class WorkerPool {
      * Stops starting tasks: every task not started yet is marked released and returned, to be handed back to the
      * database; running handlers go on.
      */
-    public synchronized List<ClaimedTask> releaseUnstarted() {
+    synchronized List<ClaimedTask> releaseUnstarted() {
         stopping = true;
         timer.shutdownNow();
         executor.shutdown();
@@ -404,12 +404,12 @@ public final class WorkerPool {
     }
 
     /** Waits up to {@code timeoutMillis} for running handlers to return; {@code true} when all did. */
-    public boolean awaitRunning(long timeoutMillis) throws InterruptedException {
+    boolean awaitRunning(long timeoutMillis) throws InterruptedException {
         return executor.awaitTermination(timeoutMillis, TimeUnit.MILLISECONDS);
     }
 
     /** Interrupts handlers still running after the shutdown timeout. */
-    public void interruptRunning() {
+    void interruptRunning() {
         executor.shutdownNow();
     }
 
