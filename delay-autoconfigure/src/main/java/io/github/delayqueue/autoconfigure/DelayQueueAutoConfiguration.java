@@ -25,7 +25,6 @@ import io.github.delayqueue.handler.JacksonPayloadCodec;
 import io.github.delayqueue.handler.PayloadCodec;
 import io.github.delayqueue.handler.RetryPolicy;
 import io.github.delayqueue.schedule.DefaultDelayQueue;
-import io.github.delayqueue.schedule.TaskValidator;
 import io.github.delayqueue.store.JdbcTaskStore;
 import io.github.delayqueue.store.TaskStore;
 import org.jspecify.annotations.Nullable;
@@ -139,7 +138,7 @@ public final class DelayQueueAutoConfiguration {
             ObjectProvider<TaskEvents> events, ObjectProvider<ClockAligner> aligner) {
         aligner.getIfAvailable(); // created, so aligned, before the first due time is computed
         return new DefaultDelayQueue(store, indexer.getIfAvailable(), codec,
-                new TaskValidator(properties.getPayload().getMaxSize().toBytes()), tiers, clock, wake,
+                properties.getPayload().getMaxSize().toBytes(), tiers, clock, wake,
                 TaskEvents.composite(events.orderedStream().toList()));
     }
 

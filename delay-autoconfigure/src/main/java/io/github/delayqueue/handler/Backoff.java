@@ -24,7 +24,7 @@ public record Backoff(Duration initial, double multiplier, Duration max) {
     }
 
     /** Wait after the failed attempt number {@code attempt} (1-based), in milliseconds. */
-    public long delayMillis(int attempt) {
+    long delayMillis(int attempt) {
         double delay = initial.toMillis() * Math.pow(multiplier, Math.max(0, attempt - 1));
         return (long) Math.min(delay, (double) max.toMillis());
     }

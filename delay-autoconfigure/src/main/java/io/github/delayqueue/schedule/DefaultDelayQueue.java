@@ -59,12 +59,13 @@ public class DefaultDelayQueue implements DelayQueue {
 
     private final InsertBatcher batcher;
 
-    public DefaultDelayQueue(TaskStore store, @Nullable Indexer indexer, PayloadCodec codec, TaskValidator validator,
+    /** @param maxPayloadBytes the largest payload accepted, as JSON in UTF-8 ({@code delay.payload.max-size}) */
+    public DefaultDelayQueue(TaskStore store, @Nullable Indexer indexer, PayloadCodec codec, long maxPayloadBytes,
             Tiers tiers, QueueClock clock, WakeSignal wake, TaskEvents events) {
         this.store = store;
         this.indexer = indexer;
         this.codec = codec;
-        this.validator = validator;
+        this.validator = new TaskValidator(maxPayloadBytes);
         this.tiers = tiers;
         this.clock = clock;
         this.wake = wake;

@@ -12,22 +12,22 @@ import org.jspecify.annotations.Nullable;
  * Checks a request before anything is written and turns it into column values. Every rejection is an
  * {@link IllegalArgumentException} that names the field, the limit and what to do.
  */
-public final class TaskValidator {
+final class TaskValidator {
 
     /** The latest due time accepted: the end of year 9999, as far as anyone should plan. */
-    public static final Instant MAX_DUE = Instant.parse("9999-12-31T23:59:59.999Z");
+    static final Instant MAX_DUE = Instant.parse("9999-12-31T23:59:59.999Z");
 
     private final long maxPayloadBytes;
 
-    public TaskValidator(long maxPayloadBytes) {
+    TaskValidator(long maxPayloadBytes) {
         this.maxPayloadBytes = maxPayloadBytes;
     }
 
-    public long maxPayloadBytes() {
+    long maxPayloadBytes() {
         return maxPayloadBytes;
     }
 
-    public void checkType(@Nullable String type) {
+    void checkType(@Nullable String type) {
         if (type == null || type.isBlank()) {
             throw new IllegalArgumentException("task type must not be blank");
         }
@@ -39,7 +39,7 @@ public final class TaskValidator {
         checkNoTrailingSpace("task type", type, "remove the trailing spaces");
     }
 
-    public void checkKey(@Nullable String key) {
+    void checkKey(@Nullable String key) {
         if (key == null) {
             return;
         }
@@ -54,14 +54,14 @@ public final class TaskValidator {
         checkNoTrailingSpace("task key", key, "strip the key, or encode it (hex, Base64) if the spaces matter");
     }
 
-    public void checkMaxAttempts(@Nullable Integer maxAttempts) {
+    void checkMaxAttempts(@Nullable Integer maxAttempts) {
         if (maxAttempts != null && maxAttempts < 1) {
             throw new IllegalArgumentException("maxAttempts must be at least 1, was " + maxAttempts);
         }
     }
 
     /** Checks the encoded payload against {@code delay.payload.max-size} and for text the database would alter. */
-    public void checkPayload(String type, String json) {
+    void checkPayload(String type, String json) {
         long bytes = JdbcTaskStore.payloadBytes(json);
         if (bytes > maxPayloadBytes) {
             throw new IllegalArgumentException("payload of task type '" + type + "' is " + bytes
@@ -72,7 +72,7 @@ public final class TaskValidator {
     }
 
     /** The due time in epoch milliseconds, due instants taken as they are; a past time means now. */
-    public long dueAt(TaskRequest request, long now) {
+    long dueAt(TaskRequest request, long now) {
         if (request.dueAt() != null) {
             return dueAt(request.dueAt(), now);
         }
@@ -85,7 +85,7 @@ public final class TaskValidator {
      * clock's {@link QueueClock#latestNow()}, and a due instant, read on the application's clock, is converted with
      * {@link QueueClock#toQueueMillis(Instant)}: either way the task never falls due early.
      */
-    public long dueAt(TaskRequest request, long now, QueueClock clock) {
+    long dueAt(TaskRequest request, long now, QueueClock clock) {
         if (request.dueAt() != null) {
             return dueAt(request.dueAt(), now, clock);
         }
@@ -93,7 +93,7 @@ public final class TaskValidator {
         return delay == null ? now : dueAfter(delay, now);
     }
 
-    public long dueAt(@Nullable Instant dueAt, long now) {
+    long dueAt(@Nullable Instant dueAt, long now) {
         Instant due = checkDueAt(dueAt);
         if (due.getEpochSecond() < 0) {
             return now; // before 1970: in the past, so due now
@@ -102,7 +102,7 @@ public final class TaskValidator {
     }
 
     /** {@link #dueAt(TaskRequest, long, QueueClock)} for a due instant alone. */
-    public long dueAt(@Nullable Instant dueAt, long now, QueueClock clock) {
+    long dueAt(@Nullable Instant dueAt, long now, QueueClock clock) {
         Instant due = checkDueAt(dueAt);
         if (due.getEpochSecond() < 0) {
             return now; // before 1970: in the past, so due now
@@ -120,7 +120,7 @@ public final class TaskValidator {
         return dueAt;
     }
 
-    public long dueAfter(@Nullable Duration delay, long now) {
+    long dueAfter(@Nullable Duration delay, long now) {
         if (delay == null) {
             throw new IllegalArgumentException("delay must not be null");
         }

@@ -40,7 +40,7 @@ class DefaultDelayQueueTest {
     private final QueueClock clock = new QueueClock(Clock.fixed(LOCAL, ZoneOffset.UTC));
 
     private final DefaultDelayQueue queue = new DefaultDelayQueue(store(), null,
-            new JacksonPayloadCodec(JsonMapper.builder().build()), new TaskValidator(1000), Tiers.databaseOnly(),
+            new JacksonPayloadCodec(JsonMapper.builder().build()), 1000, Tiers.databaseOnly(),
             clock, new WakeSignal(clock), TaskEvents.composite(List.of()));
 
     DefaultDelayQueueTest() {
