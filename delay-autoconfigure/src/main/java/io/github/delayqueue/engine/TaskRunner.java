@@ -65,9 +65,12 @@ final class TaskRunner {
     }
 
     private Completion runHandler(ClaimedTask task, BooleanSupplier leaseLost) {
+        // what the handler sees, and what listeners hear of the task: never the stored payload
+        TaskContext context = new TaskContext(task.id(), task.type(), task.key(), task.attempt(),
+                Instant.ofEpochMilli(task.dueAt()), Instant.ofEpochMilli(task.createdAt()), task.claim());
         TaskHandler handler = registry.find(task.type());
         if (handler == null) {
-            events.finished(task, TaskEvents.Outcome.FAILED, 0);
+            events.finished(context, TaskEvents.Outcome.FAILED, 0);
             return new Completion.Failed(task.id(), task.claim(), task.attempt(), "No @DelayedHandler for task type '"
                     + task.type() + "' on instance " + instanceId + "; deploy a handler for it and re-run the task");
         }
@@ -76,14 +79,12 @@ final class TaskRunner {
             payload = bind(task, handler);
         }
         catch (RuntimeException ex) { // PayloadBindingException, or whatever a custom codec throws
-            events.finished(task, TaskEvents.Outcome.FAILED, 0);
+            events.finished(context, TaskEvents.Outcome.FAILED, 0);
             return new Completion.Failed(task.id(), task.claim(), task.attempt(), "Payload of task " + task.id()
                     + " (type '" + task.type() + "') does not fit " + handler.description() + ": " + describe(ex)
                     + "; fix the payload or the handler's parameter type and re-run the task");
         }
-        TaskContext context = new TaskContext(task.id(), task.type(), task.key(), task.attempt(),
-                Instant.ofEpochMilli(task.dueAt()), Instant.ofEpochMilli(task.createdAt()), task.claim());
-        events.started(task, clock.now() - task.dueAt());
+        events.started(context, clock.now() - task.dueAt());
         long started = System.nanoTime();
         Throwable failure = null;
         try {
@@ -97,18 +98,18 @@ final class TaskRunner {
         }
         long duration = System.nanoTime() - started;
         if (failure == null) {
-            events.finished(task, TaskEvents.Outcome.SUCCESS, duration);
+            events.finished(context, TaskEvents.Outcome.SUCCESS, duration);
             return new Completion.Succeeded(task.id(), task.claim());
         }
         if (leaseLost.getAsBoolean()) {
             // the instance's failure, not the handler's: the attempt is not held against the task
             long now = clock.now();
-            events.finished(task, TaskEvents.Outcome.RETRY, duration);
+            events.finished(context, TaskEvents.Outcome.RETRY, duration);
             return new Completion.Retry(task.id(), task.claim(), tiers.statusFor(now, now), now, task.attempt() - 1,
                     "Attempt " + task.attempt() + " was interrupted because instance " + instanceId
                             + " could not renew its lease: " + describe(failure));
         }
-        return failed(task, handler, failure, duration);
+        return failed(task, context, handler, failure, duration);
     }
 
     /** Something around the handler failed (a listener, the codec): retried at the next backoff like a failure. */
@@ -136,17 +137,18 @@ final class TaskRunner {
         return handler.payloadType() == null ? null : codec.decode(task.payload(), handler.payloadType());
     }
 
-    private Completion failed(ClaimedTask task, TaskHandler handler, Throwable failure, long duration) {
+    private Completion failed(ClaimedTask task, TaskContext context, TaskHandler handler, Throwable failure,
+            long duration) {
         String error = describe(failure);
         int maxAttempts = retryPolicy.maxAttempts(task.maxAttempts(), handler.settings());
         if (task.attempt() >= maxAttempts) {
-            events.finished(task, TaskEvents.Outcome.FAILED, duration);
+            events.finished(context, TaskEvents.Outcome.FAILED, duration);
             return new Completion.Failed(task.id(), task.claim(), task.attempt(), "Failed on attempt "
                     + task.attempt() + " of " + maxAttempts + ": " + error);
         }
         long now = clock.now();
         long dueAt = now + retryPolicy.backoffMillis(task.attempt(), handler.settings());
-        events.finished(task, TaskEvents.Outcome.RETRY, duration);
+        events.finished(context, TaskEvents.Outcome.RETRY, duration);
         return new Completion.Retry(task.id(), task.claim(), tiers.statusFor(dueAt, now), dueAt, task.attempt(),
                 "Attempt " + task.attempt() + " of " + maxAttempts + " failed: " + error);
     }

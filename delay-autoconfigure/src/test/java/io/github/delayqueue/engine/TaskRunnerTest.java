@@ -90,7 +90,7 @@ class TaskRunnerTest {
     void aListenerThatThrowsAroundTheHandlerStillEndsTheRunInACompletion() {
         TaskEvents throwing = new TaskEvents() {
             @Override
-            public void started(ClaimedTask task, long latenessMillis) {
+            public void started(TaskContext task, long latenessMillis) {
                 throw new IllegalStateException("listener bug");
             }
         };
