@@ -57,6 +57,8 @@ public class DelayQueueEngine implements SmartLifecycle {
 
     private final WorkerPool pool;
 
+    private final HeldTasks held;
+
     private final Dispatcher dispatcher;
 
     private final Map<Runnable, Duration> jobs = new HashMap<>();
@@ -87,18 +89,19 @@ public class DelayQueueEngine implements SmartLifecycle {
         this.resultWriter = new ResultWriter(store, clock, indexer, wake, tiers);
         TaskRunner runner = new TaskRunner(registry, codec, retryPolicy, tiers, clock, events, settings.instanceId(),
                 invoker);
-        this.pool = new WorkerPool(settings.threads(), settings.prefetch(), settings.lease(), registry, runner,
+        this.held = new HeldTasks(clock, settings.lease());
+        this.pool = new WorkerPool(settings.threads(), settings.prefetch(), held, registry, runner,
                 resultWriter, clock);
-        resultWriter.onWritten(pool::forget);
+        resultWriter.onWritten(held::forget);
         long claimAhead = settings.claimAhead().toMillis();
         TaskSource source = indexer == null
                 ? new DatabaseTaskSource(store, terms, settings.pollInterval().toMillis(), claimAhead)
                 : new IndexTaskSource(indexer, store, terms, events, settings.maxWait().toMillis(),
                         settings.sweepGrace().toMillis(), settings.sweepInterval().toMillis(),
                         settings.pollInterval().toMillis(), claimAhead);
-        this.dispatcher = new Dispatcher(source, pool, wake, clock, settings.batchSize(), store, terms,
+        this.dispatcher = new Dispatcher(source, pool, held, wake, clock, settings.batchSize(), store, terms,
                 this::handBack);
-        jobs.put(new LeaseKeeper(store, pool, terms, clock, tiers, indexer), settings.lease().dividedBy(3));
+        jobs.put(new LeaseKeeper(store, held, terms, clock, tiers, indexer), settings.lease().dividedBy(3));
         jobs.put(new LeaseRecovery(store, registry, retryPolicy, tiers, clock, indexer, wake, events),
                 settings.recoveryInterval());
         if (!settings.retention().isEmpty()) {
@@ -160,7 +163,7 @@ public class DelayQueueEngine implements SmartLifecycle {
             Thread.currentThread().interrupt();
         }
         log.info("Delay queue engine stopped claiming: instance {}; {} handler(s) still running", settings.instanceId(),
-                pool.heldCount());
+                held.count());
         if (!drainedByLifecycle) {
             drain();
         }
@@ -303,7 +306,7 @@ public class DelayQueueEngine implements SmartLifecycle {
 
     /** Tasks this instance holds right now: claimed, running, or finished with the result not yet written. */
     public int heldTasks() {
-        return pool.heldCount();
+        return held.count();
     }
 
     public int capacity() {

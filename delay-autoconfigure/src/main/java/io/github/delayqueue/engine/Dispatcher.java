@@ -27,6 +27,8 @@ final class Dispatcher {
 
     private final WorkerPool pool;
 
+    private final HeldTasks held;
+
     private final WakeSignal wake;
 
     private final QueueClock clock;
@@ -61,13 +63,14 @@ final class Dispatcher {
 
     private @Nullable Thread thread;
 
-    Dispatcher(TaskSource source, WorkerPool pool, WakeSignal wake, QueueClock clock, int batchSize,
+    Dispatcher(TaskSource source, WorkerPool pool, HeldTasks held, WakeSignal wake, QueueClock clock, int batchSize,
             TaskStore store, ClaimTerms terms, Consumer<List<ClaimedTask>> handBack) {
         this.handBack = handBack;
         this.store = store;
         this.terms = terms;
         this.source = source;
         this.pool = pool;
+        this.held = held;
         this.wake = wake;
         this.clock = clock;
         this.batchSize = batchSize;
@@ -150,7 +153,7 @@ final class Dispatcher {
     private int adoptOrphans(int free, long now) {
         List<ClaimedTask> orphans = new ArrayList<>();
         for (ClaimedTask task : store.claimedBy(terms.owner(), now + terms.leaseMillis() * 2 / 3)) {
-            if (!pool.holds(task.id())) {
+            if (!held.holds(task.id())) {
                 orphans.add(task);
             }
         }
@@ -161,9 +164,9 @@ final class Dispatcher {
             log.info("Found {} task(s) this instance claimed in a claim whose answer was lost; running them",
                     adopted.size());
             Lease renewed = terms.at(now);
-            Set<ClaimId> held = store.extendLeases(adopted.stream().map(ClaimedTask::claimId).toList(),
+            Set<ClaimId> extended = store.extendLeases(adopted.stream().map(ClaimedTask::claimId).toList(),
                     renewed.until());
-            List<ClaimedTask> kept = adopted.stream().filter(task -> held.contains(task.claimId())).toList();
+            List<ClaimedTask> kept = adopted.stream().filter(task -> extended.contains(task.claimId())).toList();
             handBack.accept(pool.submit(kept, renewed.until()));
             return kept.size();
         }

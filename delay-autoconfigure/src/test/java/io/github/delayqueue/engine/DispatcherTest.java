@@ -29,13 +29,14 @@ class DispatcherTest {
         TaskRunner runner = new TaskRunner(registry, new JacksonPayloadCodec(JsonMapper.builder().build()),
                 new RetryPolicy(3, new Backoff(Duration.ofSeconds(1), 1, Duration.ofSeconds(1))),
                 Tiers.databaseOnly(), clock, TaskEvents.NONE, "test", HandlerInvoker.DIRECT);
-        WorkerPool pool = new WorkerPool(2, 0, Duration.ofSeconds(30), registry, runner, resultWriter, clock);
+        HeldTasks held = new HeldTasks(clock, Duration.ofSeconds(30));
+        WorkerPool pool = new WorkerPool(2, 0, held, registry, runner, resultWriter, clock);
         AtomicInteger fetches = new AtomicInteger();
         TaskSource failing = (now, limit) -> {
             fetches.incrementAndGet();
             throw new StackOverflowError("a bug below the dispatcher");
         };
-        Dispatcher dispatcher = new Dispatcher(failing, pool, wake, clock, 100, store,
+        Dispatcher dispatcher = new Dispatcher(failing, pool, held, wake, clock, 100, store,
                 new ClaimTerms("test", Duration.ofSeconds(30)), tasks -> {
                 });
         dispatcher.start();

@@ -73,7 +73,8 @@ class WorkerPoolTest {
         TaskRunner runner = new TaskRunner(registry, new JacksonPayloadCodec(JsonMapper.builder().build()),
                 new RetryPolicy(3, new Backoff(Duration.ofSeconds(1), 1, Duration.ofSeconds(1))),
                 Tiers.databaseOnly(), clock, TaskEvents.NONE, "test", HandlerInvoker.DIRECT);
-        pool = new WorkerPool(threads, prefetch, Duration.ofSeconds(30), registry, runner, resultWriter, clock);
+        pool = new WorkerPool(threads, prefetch, new HeldTasks(clock, Duration.ofSeconds(30)), registry, runner,
+                resultWriter, clock);
         return pool;
     }
 
