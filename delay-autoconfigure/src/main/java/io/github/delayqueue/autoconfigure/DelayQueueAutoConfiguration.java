@@ -172,12 +172,15 @@ public final class DelayQueueAutoConfiguration {
         putIfSet(keep, TaskStatus.SUCCEEDED, retention.getSucceeded());
         putIfSet(keep, TaskStatus.CANCELLED, retention.getCancelled());
         putIfSet(keep, TaskStatus.FAILED, retention.getFailed());
-        return new EngineSettings(InstanceIds.resolve(properties.getInstanceId()), worker.getThreads(),
-                worker.getPrefetch(), worker.getBatchSize(), worker.getClaimAhead(), worker.getLease(),
-                worker.getShutdownTimeout(), worker.getRecoveryInterval(), properties.getJdbc().getPollInterval(),
-                properties.getRedis().getMaxWait(), hybrid.getSweepGrace(), hybrid.getSweepInterval(),
-                hybrid.getMigrationInterval(), hybrid.getMigrationBatchSize(), keep, retention.getInterval(),
-                retention.getBatchSize());
+        return new EngineSettings(InstanceIds.resolve(properties.getInstanceId()),
+                new EngineSettings.Worker(worker.getThreads(), worker.getPrefetch(), worker.getBatchSize(),
+                        worker.getClaimAhead(), worker.getLease(), worker.getShutdownTimeout(),
+                        worker.getRecoveryInterval()),
+                new EngineSettings.Jdbc(properties.getJdbc().getPollInterval()),
+                new EngineSettings.Redis(properties.getRedis().getMaxWait()),
+                new EngineSettings.Hybrid(hybrid.getSweepGrace(), hybrid.getSweepInterval(),
+                        hybrid.getMigrationInterval(), hybrid.getMigrationBatchSize()),
+                new EngineSettings.Retention(keep, retention.getInterval(), retention.getBatchSize()));
     }
 
     private static void putIfSet(Map<TaskStatus, Duration> map, TaskStatus status, @Nullable Duration duration) {

@@ -35,13 +35,14 @@ final class DatabaseTaskSource implements TaskSource {
     private long nextLeftoverCheck;
 
     /**
-     * @param claimAheadMillis tasks due this soon are claimed already; the pool starts each when it falls due
+     * Polls every {@code delay.jdbc.poll-interval} while idle; tasks due within {@code delay.worker.claim-ahead} are
+     * claimed already, and the pool starts each when it falls due.
      */
-    DatabaseTaskSource(TaskStore store, ClaimTerms terms, long pollMillis, long claimAheadMillis) {
+    DatabaseTaskSource(TaskStore store, ClaimTerms terms, EngineSettings settings) {
         this.store = store;
         this.terms = terms;
-        this.pollMillis = pollMillis;
-        this.claimAheadMillis = claimAheadMillis;
+        this.pollMillis = settings.jdbc().pollInterval().toMillis();
+        this.claimAheadMillis = settings.worker().claimAhead().toMillis();
     }
 
     @Override

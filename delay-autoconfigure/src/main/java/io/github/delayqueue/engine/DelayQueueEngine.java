@@ -85,32 +85,29 @@ public class DelayQueueEngine implements SmartLifecycle {
         this.tiers = tiers;
         this.clock = clock;
         this.wake = wake;
-        ClaimTerms terms = new ClaimTerms(settings.instanceId(), settings.lease());
+        EngineSettings.Worker worker = settings.worker();
+        ClaimTerms terms = new ClaimTerms(settings.instanceId(), worker.lease());
         this.resultWriter = new ResultWriter(store, clock, indexer, wake, tiers);
         TaskRunner runner = new TaskRunner(registry, codec, retryPolicy, tiers, clock, events, settings.instanceId(),
                 invoker);
-        this.held = new HeldTasks(clock, settings.lease());
-        this.pool = new WorkerPool(settings.threads(), settings.prefetch(), held, registry, runner,
-                resultWriter, clock);
+        this.held = new HeldTasks(clock, worker.lease());
+        this.pool = new WorkerPool(worker.threads(), worker.prefetch(), held, registry, runner, resultWriter, clock);
         resultWriter.onWritten(held::forget);
-        long claimAhead = settings.claimAhead().toMillis();
-        TaskSource source = indexer == null
-                ? new DatabaseTaskSource(store, terms, settings.pollInterval().toMillis(), claimAhead)
-                : new IndexTaskSource(indexer, store, terms, events, settings.maxWait().toMillis(),
-                        settings.sweepGrace().toMillis(), settings.sweepInterval().toMillis(),
-                        settings.pollInterval().toMillis(), claimAhead);
-        this.dispatcher = new Dispatcher(source, pool, held, wake, clock, settings.batchSize(), store, terms,
+        TaskSource source = indexer == null ? new DatabaseTaskSource(store, terms, settings)
+                : new IndexTaskSource(indexer, store, terms, events, settings);
+        this.dispatcher = new Dispatcher(source, pool, held, wake, clock, worker.batchSize(), store, terms,
                 this::handBack);
-        jobs.put(new LeaseKeeper(store, held, terms, clock, tiers, indexer), settings.lease().dividedBy(3));
+        jobs.put(new LeaseKeeper(store, held, terms, clock, tiers, indexer), worker.lease().dividedBy(3));
         jobs.put(new LeaseRecovery(store, registry, retryPolicy, tiers, clock, indexer, wake, events),
-                settings.recoveryInterval());
-        if (!settings.retention().isEmpty()) {
-            jobs.put(new RetentionPurge(store, settings.retention(), settings.retentionBatchSize(), clock,
-                    settings.retentionInterval()), settings.retentionInterval());
+                worker.recoveryInterval());
+        EngineSettings.Retention retention = settings.retention();
+        if (!retention.byStatus().isEmpty()) {
+            jobs.put(new RetentionPurge(store, retention, clock), retention.interval());
         }
         if (indexer != null) {
-            jobs.put(new Migrator(store, indexer, tiers, clock, settings.migrationBatchSize(), wake, events),
-                    settings.migrationInterval());
+            EngineSettings.Hybrid hybrid = settings.hybrid();
+            jobs.put(new Migrator(store, indexer, tiers, clock, hybrid.migrationBatchSize(), wake, events),
+                    hybrid.migrationInterval());
             jobs.put(new IndexRepair(indexer, store, wake), Duration.ofSeconds(1));
         }
         // a thread per job: lease renewal must keep its pace while a migration or recovery waits on the database
@@ -129,7 +126,7 @@ public class DelayQueueEngine implements SmartLifecycle {
             }
             catch (RuntimeException ex) {
                 log.warn("Could not subscribe to wake-ups ({}); consumers wake at least every {} until it is "
-                        + "retried, every second once Redis answers", ex.toString(), settings.maxWait());
+                        + "retried, every second once Redis answers", ex.toString(), settings.redis().maxWait());
             }
         }
         dispatcher.start();
@@ -137,7 +134,7 @@ public class DelayQueueEngine implements SmartLifecycle {
         keepAlive = keepAlive();
         running = true;
         log.info("Delay queue engine started: instance {}, {} worker thread(s), {} mode", settings.instanceId(),
-                settings.threads(), indexer == null ? "jdbc" : "hybrid");
+                settings.worker().threads(), indexer == null ? "jdbc" : "hybrid");
     }
 
     /**
@@ -179,11 +176,11 @@ public class DelayQueueEngine implements SmartLifecycle {
         }
         drainPending = false;
         try {
-            long left = stoppedClaimingAt + settings.shutdownTimeout().toMillis() - System.currentTimeMillis();
+            long left = stoppedClaimingAt + settings.worker().shutdownTimeout().toMillis() - System.currentTimeMillis();
             boolean finished = pool.awaitRunning(Math.max(0, left));
             if (!finished) {
                 log.warn("Handlers still running after delay.worker.shutdown-timeout ({}); their tasks stay RUNNING "
-                        + "until their lease ends, then run again", settings.shutdownTimeout());
+                        + "until their lease ends, then run again", settings.worker().shutdownTimeout());
             }
             resultWriter.stop(RESULT_WRITE_MILLIS);
             if (!finished) {

@@ -52,17 +52,16 @@ final class IndexTaskSource implements TaskSource {
     /** The last pop filled its batch: due ids are still waiting in the index, and most overdue rows are among them. */
     private boolean backlog;
 
-    IndexTaskSource(Indexer indexer, TaskStore store, ClaimTerms terms, TaskEvents events, long maxWaitMillis,
-            long sweepGraceMillis, long sweepIntervalMillis, long pollMillis, long claimAheadMillis) {
+    IndexTaskSource(Indexer indexer, TaskStore store, ClaimTerms terms, TaskEvents events, EngineSettings settings) {
         this.indexer = indexer;
         this.store = store;
         this.terms = terms;
         this.events = events;
-        this.maxWaitMillis = maxWaitMillis;
-        this.sweepGraceMillis = sweepGraceMillis;
-        this.sweepIntervalMillis = sweepIntervalMillis;
-        this.pollMillis = pollMillis;
-        this.claimAheadMillis = claimAheadMillis;
+        this.maxWaitMillis = settings.redis().maxWait().toMillis();
+        this.sweepGraceMillis = settings.hybrid().sweepGrace().toMillis();
+        this.sweepIntervalMillis = settings.hybrid().sweepInterval().toMillis();
+        this.pollMillis = settings.jdbc().pollInterval().toMillis();
+        this.claimAheadMillis = settings.worker().claimAhead().toMillis();
         this.shardHeads = new long[indexer.index().shards()];
         Arrays.fill(shardHeads, Long.MAX_VALUE);
     }

@@ -31,14 +31,13 @@ final class RetentionPurge implements Runnable {
 
     private final FailureStreak failures = new FailureStreak(log, "Purging finished tasks");
 
-    /** @param budget how long one run may go on deleting; a backlog is purged run after run */
-    RetentionPurge(TaskStore store, Map<TaskStatus, Duration> retention, int batchSize, QueueClock clock,
-            Duration budget) {
+    /** One run goes on deleting for up to the purge's interval; a backlog is purged run after run. */
+    RetentionPurge(TaskStore store, EngineSettings.Retention retention, QueueClock clock) {
         this.store = store;
-        this.retention = Map.copyOf(retention);
-        this.batchSize = batchSize;
+        this.retention = Map.copyOf(retention.byStatus());
+        this.batchSize = retention.batchSize();
         this.clock = clock;
-        this.budgetMillis = budget.toMillis();
+        this.budgetMillis = retention.interval().toMillis();
     }
 
     @Override
