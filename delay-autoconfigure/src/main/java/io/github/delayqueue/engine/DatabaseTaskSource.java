@@ -25,9 +25,6 @@ final class DatabaseTaskSource implements TaskSource {
 
     private final long claimAheadMillis;
 
-    /** How soon to look again when a due row was locked by someone else. */
-    private static final long LOCKED_RETRY_MILLIS = 100;
-
     private boolean busy = true;
 
     private boolean dueButLocked;

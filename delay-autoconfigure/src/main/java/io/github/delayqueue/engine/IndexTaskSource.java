@@ -22,9 +22,6 @@ import io.github.delayqueue.store.TaskStore;
  */
 final class IndexTaskSource implements TaskSource {
 
-    /** How soon an id skipped because its row was locked is popped again. */
-    private static final long LOCKED_RETRY_MILLIS = 100;
-
     private final Indexer indexer;
 
     private final TaskStore store;

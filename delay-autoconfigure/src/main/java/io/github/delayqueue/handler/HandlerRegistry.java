@@ -1,7 +1,6 @@
 package io.github.delayqueue.handler;
 
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
@@ -22,9 +21,5 @@ public class HandlerRegistry {
 
     public @Nullable TaskHandler find(String type) {
         return handlers.get(type);
-    }
-
-    public Set<String> types() {
-        return Set.copyOf(handlers.keySet());
     }
 }

@@ -10,6 +10,4 @@ import org.jspecify.annotations.Nullable;
  * @param concurrency most tasks of this type running at once on an instance; 0 for no limit beyond the pool
  */
 public record HandlerSettings(@Nullable Integer maxAttempts, @Nullable Backoff backoff, int concurrency) {
-
-    public static final HandlerSettings DEFAULTS = new HandlerSettings(null, null, 0);
 }

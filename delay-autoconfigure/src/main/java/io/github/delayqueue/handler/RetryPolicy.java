@@ -34,8 +34,4 @@ public final class RetryPolicy {
         Backoff backoff = handler != null && handler.backoff() != null ? handler.backoff() : defaultBackoff;
         return backoff.delayMillis(attempt);
     }
-
-    public Backoff defaultBackoff() {
-        return defaultBackoff;
-    }
 }

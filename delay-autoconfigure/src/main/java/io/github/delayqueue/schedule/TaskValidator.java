@@ -23,10 +23,6 @@ final class TaskValidator {
         this.maxPayloadBytes = maxPayloadBytes;
     }
 
-    long maxPayloadBytes() {
-        return maxPayloadBytes;
-    }
-
     void checkType(@Nullable String type) {
         if (type == null || type.isBlank()) {
             throw new IllegalArgumentException("task type must not be blank");

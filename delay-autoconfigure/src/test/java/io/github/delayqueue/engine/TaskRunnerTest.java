@@ -41,7 +41,7 @@ class TaskRunnerTest {
 
             @Override
             public HandlerSettings settings() {
-                return HandlerSettings.DEFAULTS;
+                return new HandlerSettings(null, null, 0);
             }
 
             @Override
@@ -110,7 +110,7 @@ class TaskRunnerTest {
 
             @Override
             public HandlerSettings settings() {
-                return HandlerSettings.DEFAULTS;
+                return new HandlerSettings(null, null, 0);
             }
 
             @Override

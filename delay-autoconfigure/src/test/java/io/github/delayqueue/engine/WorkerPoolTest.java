@@ -103,7 +103,7 @@ class WorkerPoolTest {
 
             @Override
             public HandlerSettings settings() {
-                return HandlerSettings.DEFAULTS;
+                return new HandlerSettings(null, null, 0);
             }
 
             @Override

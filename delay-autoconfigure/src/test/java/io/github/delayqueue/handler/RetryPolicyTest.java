@@ -29,7 +29,8 @@ class RetryPolicyTest {
         assertThat(policy.maxAttempts(null, handler)).isEqualTo(5);
         assertThat(policy.maxAttempts(1, handler)).isEqualTo(1);
         assertThat(policy.backoffMillis(3, handler)).isEqualTo(100);
-        assertThat(policy.backoffMillis(1, HandlerSettings.DEFAULTS)).isEqualTo(10_000);
+        assertThat(policy.backoffMillis(1, new HandlerSettings(null, null, 0))).as("a handler that declares nothing")
+            .isEqualTo(10_000);
     }
 
     @Test
