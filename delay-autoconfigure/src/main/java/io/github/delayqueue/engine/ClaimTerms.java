@@ -5,9 +5,8 @@ import java.time.Duration;
 import io.github.delayqueue.store.Lease;
 
 /**
- * The terms this process claims rows on: its owner and the lease length, from which it makes the {@link Lease} it
- * stamps on the rows it claims. The owner is unique to the process, even when several processes are configured with
- * the same {@code delay.instance-id}: adoption of lost claims goes by owner.
+ * Makes the {@link Lease} this process stamps on the rows it claims. The owner is unique to the process, even when
+ * several processes are configured with the same {@code delay.instance-id}: adoption of lost claims goes by owner.
  */
 final class ClaimTerms {
 
