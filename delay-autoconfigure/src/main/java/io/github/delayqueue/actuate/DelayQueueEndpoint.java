@@ -14,9 +14,9 @@ import java.util.TreeMap;
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.api.TaskView;
-import io.github.delayqueue.engine.DeadLetters;
 import io.github.delayqueue.engine.QueueClock;
 import io.github.delayqueue.engine.Tiers;
+import io.github.delayqueue.schedule.DeadLetters;
 import io.github.delayqueue.store.TaskInspector;
 import io.github.delayqueue.store.TaskInspector.CumulativeCounts;
 import org.jspecify.annotations.Nullable;
@@ -86,7 +86,7 @@ public class DelayQueueEndpoint {
         Long oldest = overdue.oldestDueAt();
         OverdueDescriptor overdueDescriptor = new OverdueDescriptor(overdue.count().value(),
                 overdue.count().estimated(), oldest == null ? null : Instant.ofEpochMilli(oldest),
-                DurationText.of(OverdueTasks.oldestAge(overdue, now)));
+                Texts.duration(OverdueTasks.oldestAge(overdue, now)));
 
         List<Long> bounds = ThresholdAdvisor.BOUNDS.stream().map(Duration::toMillis).toList();
         CumulativeCounts requested = inspector.requestedDelays(bounds, DELAY_SAMPLE);
@@ -99,10 +99,10 @@ public class DelayQueueEndpoint {
         long pendingWithinCurrent = pendingAll.atOrBelow().get(bounds.size());
         ThresholdAdvisor.Advice advice = ThresholdAdvisor.advise(requested, pending, migrationInterval, current,
                 pendingWithinCurrent);
-        ThresholdDescriptor threshold = new ThresholdDescriptor(current == null ? null : DurationText.of(current),
+        ThresholdDescriptor threshold = new ThresholdDescriptor(current == null ? null : Texts.duration(current),
                 current == null ? null : pendingWithinCurrent,
                 current == null ? null : pendingWithinCurrent * ThresholdAdvisor.BYTES_PER_TASK,
-                DurationText.of(advice.suggested()), advice.redisTasks(), advice.redisBytes(), pendingAll.estimated(),
+                Texts.duration(advice.suggested()), advice.redisTasks(), advice.redisBytes(), pendingAll.estimated(),
                 advice.reason());
 
         return new QueueDescriptor(tiers.indexed() ? "hybrid" : "jdbc", Instant.ofEpochMilli(now), counts, estimated,
@@ -114,7 +114,7 @@ public class DelayQueueEndpoint {
         long previous = 0;
         for (int i = 0; i < ThresholdAdvisor.BOUNDS.size(); i++) {
             long atOrBelow = requested.atOrBelow().get(i);
-            buckets.add(new BucketDescriptor(DurationText.of(ThresholdAdvisor.BOUNDS.get(i)), atOrBelow - previous,
+            buckets.add(new BucketDescriptor(Texts.duration(ThresholdAdvisor.BOUNDS.get(i)), atOrBelow - previous,
                     share(atOrBelow, requested.total())));
             previous = atOrBelow;
         }

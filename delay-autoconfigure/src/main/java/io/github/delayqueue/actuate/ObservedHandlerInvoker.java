@@ -1,8 +1,8 @@
 package io.github.delayqueue.actuate;
 
 import io.github.delayqueue.api.TaskContext;
-import io.github.delayqueue.engine.HandlerInvoker;
-import io.github.delayqueue.engine.TaskHandler;
+import io.github.delayqueue.handler.HandlerInvoker;
+import io.github.delayqueue.handler.TaskHandler;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;

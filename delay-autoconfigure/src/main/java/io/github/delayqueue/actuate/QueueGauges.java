@@ -107,7 +107,7 @@ public final class QueueGauges implements MeterBinder, SmartLifecycle {
             .strongReference(true);
     }
 
-    /** Reads the database and the index once; called on the refresh thread, and by tests. */
+    /** Reads the database and the index once; called on the refresh thread, and by callers that need current values. */
     public void refresh() {
         long now = clock.now();
         Map<TaskStatus, Long> counts = null;
@@ -149,7 +149,7 @@ public final class QueueGauges implements MeterBinder, SmartLifecycle {
     }
 
     /** When the snapshot the gauges show was taken, or {@code null} before the first refresh. */
-    public @Nullable Instant lastRefresh() {
+    @Nullable Instant lastRefresh() {
         return snapshot.takenAt();
     }
 

@@ -7,8 +7,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
+import io.github.delayqueue.api.TaskContext;
 import io.github.delayqueue.engine.TaskEvents;
-import io.github.delayqueue.store.ClaimedTask;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -78,12 +78,12 @@ public final class TaskMeters implements TaskEvents {
     }
 
     @Override
-    public void started(ClaimedTask task, long latenessMillis) {
+    public void started(TaskContext task, long latenessMillis) {
         meters(task.type()).lateness.record(Math.max(0, latenessMillis), TimeUnit.MILLISECONDS);
     }
 
     @Override
-    public void finished(ClaimedTask task, Outcome outcome, long durationNanos) {
+    public void finished(TaskContext task, Outcome outcome, long durationNanos) {
         TypeMeters meters = meters(task.type());
         switch (outcome) {
             case SUCCESS -> meters.success.increment();

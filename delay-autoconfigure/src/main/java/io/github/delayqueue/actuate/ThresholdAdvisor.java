@@ -50,7 +50,7 @@ final class ThresholdAdvisor {
                     : BOUNDS.get(Math.max(floor, BOUNDS.indexOf(Duration.ofHours(1))));
             long tasks = current != null ? pendingWithinCurrent : pendingWithin.atOrBelow().get(BOUNDS.indexOf(keep));
             return new Advice(keep, tasks, tasks * BYTES_PER_TASK, "No task in the table carries a requested delay "
-                    + "yet, so there is nothing to learn from: keep " + DurationText.of(keep) + ".");
+                    + "yet, so there is nothing to learn from: keep " + Texts.duration(keep) + ".");
         }
         long needed = (requested.total() * COVERAGE_PERCENT + 99) / 100;
         int cover = BOUNDS.size() - 1;
@@ -67,30 +67,30 @@ final class ThresholdAdvisor {
         }
         Duration suggested = BOUNDS.get(chosen);
         long tasks = pendingWithin.atOrBelow().get(chosen);
-        String sample = "of the " + DurationText.count(requested.total()) + " most recent tasks";
+        String sample = "of the " + Texts.count(requested.total()) + " most recent tasks";
         String coverage = percent(requested.atOrBelow().get(cover), requested.total()) + " " + sample
-                + " asked for a delay of at most " + DurationText.of(BOUNDS.get(cover))
+                + " asked for a delay of at most " + Texts.duration(BOUNDS.get(cover))
                 + (coverFound ? "" : " (the rest for longer)");
         String reason;
         if (chosen < cover) {
-            reason = coverage + ", but the " + DurationText.count(pendingWithin.atOrBelow().get(cover))
+            reason = coverage + ", but the " + Texts.count(pendingWithin.atOrBelow().get(cover))
                     + " pending tasks due within that would take about "
-                    + DurationText.bytes(bytes(pendingWithin, cover)) + " of Redis, over the "
-                    + DurationText.bytes(BUDGET_BYTES) + " budget, so " + DurationText.of(suggested)
-                    + " is the longest threshold under it (" + DurationText.count(tasks) + " tasks, about "
-                    + DurationText.bytes(tasks * BYTES_PER_TASK) + ") and longer delays reach Redis by migration.";
+                    + Texts.bytes(bytes(pendingWithin, cover)) + " of Redis, over the "
+                    + Texts.bytes(BUDGET_BYTES) + " budget, so " + Texts.duration(suggested)
+                    + " is the longest threshold under it (" + Texts.count(tasks) + " tasks, about "
+                    + Texts.bytes(tasks * BYTES_PER_TASK) + ") and longer delays reach Redis by migration.";
         }
         else if (chosen > cover) {
             reason = coverage + ", but the threshold must stay at least twice delay.hybrid.migration-interval ("
-                    + DurationText.of(migrationInterval) + "), so " + DurationText.of(suggested) + ", whose "
-                    + DurationText.count(tasks) + " pending tasks take about "
-                    + DurationText.bytes(tasks * BYTES_PER_TASK) + " of Redis.";
+                    + Texts.duration(migrationInterval) + "), so " + Texts.duration(suggested) + ", whose "
+                    + Texts.count(tasks) + " pending tasks take about "
+                    + Texts.bytes(tasks * BYTES_PER_TASK) + " of Redis.";
         }
         else {
-            reason = coverage + ", so a threshold of " + DurationText.of(suggested)
+            reason = coverage + ", so a threshold of " + Texts.duration(suggested)
                     + " indexes them in Redis as they are scheduled, with no migration, and the "
-                    + DurationText.count(tasks) + " pending tasks due within it take about "
-                    + DurationText.bytes(tasks * BYTES_PER_TASK) + " of Redis at ~" + BYTES_PER_TASK
+                    + Texts.count(tasks) + " pending tasks due within it take about "
+                    + Texts.bytes(tasks * BYTES_PER_TASK) + " of Redis at ~" + BYTES_PER_TASK
                     + " bytes each.";
         }
         return new Advice(suggested, tasks, tasks * BYTES_PER_TASK, reason);

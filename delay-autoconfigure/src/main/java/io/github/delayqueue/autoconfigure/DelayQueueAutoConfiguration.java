@@ -10,22 +10,21 @@ import javax.sql.DataSource;
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.EnableDelayQueue;
 import io.github.delayqueue.api.TaskStatus;
-import io.github.delayqueue.engine.Backoff;
 import io.github.delayqueue.engine.ClockAligner;
-import io.github.delayqueue.engine.DefaultDelayQueue;
 import io.github.delayqueue.engine.DelayQueueEngine;
 import io.github.delayqueue.engine.EngineSettings;
-import io.github.delayqueue.engine.HandlerInvoker;
-import io.github.delayqueue.engine.HandlerRegistry;
 import io.github.delayqueue.engine.Indexer;
-import io.github.delayqueue.engine.JacksonPayloadCodec;
-import io.github.delayqueue.engine.PayloadCodec;
 import io.github.delayqueue.engine.QueueClock;
-import io.github.delayqueue.engine.RetryPolicy;
 import io.github.delayqueue.engine.TaskEvents;
-import io.github.delayqueue.engine.TaskValidator;
 import io.github.delayqueue.engine.Tiers;
 import io.github.delayqueue.engine.WakeSignal;
+import io.github.delayqueue.handler.Backoff;
+import io.github.delayqueue.handler.HandlerInvoker;
+import io.github.delayqueue.handler.HandlerRegistry;
+import io.github.delayqueue.handler.JacksonPayloadCodec;
+import io.github.delayqueue.handler.PayloadCodec;
+import io.github.delayqueue.handler.RetryPolicy;
+import io.github.delayqueue.schedule.DefaultDelayQueue;
 import io.github.delayqueue.store.JdbcTaskStore;
 import io.github.delayqueue.store.TaskStore;
 import org.jspecify.annotations.Nullable;
@@ -139,7 +138,7 @@ public final class DelayQueueAutoConfiguration {
             ObjectProvider<TaskEvents> events, ObjectProvider<ClockAligner> aligner) {
         aligner.getIfAvailable(); // created, so aligned, before the first due time is computed
         return new DefaultDelayQueue(store, indexer.getIfAvailable(), codec,
-                new TaskValidator(properties.getPayload().getMaxSize().toBytes()), tiers, clock, wake,
+                properties.getPayload().getMaxSize().toBytes(), tiers, clock, wake,
                 TaskEvents.composite(events.orderedStream().toList()));
     }
 
@@ -173,12 +172,15 @@ public final class DelayQueueAutoConfiguration {
         putIfSet(keep, TaskStatus.SUCCEEDED, retention.getSucceeded());
         putIfSet(keep, TaskStatus.CANCELLED, retention.getCancelled());
         putIfSet(keep, TaskStatus.FAILED, retention.getFailed());
-        return new EngineSettings(InstanceIds.resolve(properties.getInstanceId()), worker.getThreads(),
-                worker.getPrefetch(), worker.getBatchSize(), worker.getClaimAhead(), worker.getLease(),
-                worker.getShutdownTimeout(), worker.getRecoveryInterval(), properties.getJdbc().getPollInterval(),
-                properties.getRedis().getMaxWait(), hybrid.getSweepGrace(), hybrid.getSweepInterval(),
-                hybrid.getMigrationInterval(), hybrid.getMigrationBatchSize(), keep, retention.getInterval(),
-                retention.getBatchSize());
+        return new EngineSettings(InstanceIds.resolve(properties.getInstanceId()),
+                new EngineSettings.Worker(worker.getThreads(), worker.getPrefetch(), worker.getBatchSize(),
+                        worker.getClaimAhead(), worker.getLease(), worker.getShutdownTimeout(),
+                        worker.getRecoveryInterval()),
+                new EngineSettings.Jdbc(properties.getJdbc().getPollInterval()),
+                new EngineSettings.Redis(properties.getRedis().getMaxWait()),
+                new EngineSettings.Hybrid(hybrid.getSweepGrace(), hybrid.getSweepInterval(),
+                        hybrid.getMigrationInterval(), hybrid.getMigrationBatchSize()),
+                new EngineSettings.Retention(keep, retention.getInterval(), retention.getBatchSize()));
     }
 
     private static void putIfSet(Map<TaskStatus, Duration> map, TaskStatus status, @Nullable Duration duration) {

@@ -3,7 +3,7 @@ package io.github.delayqueue.autoconfigure;
 import io.github.delayqueue.actuate.ObservedHandlerInvoker;
 import io.github.delayqueue.actuate.TaskExecutionObservationConvention;
 import io.github.delayqueue.api.EnableDelayQueue;
-import io.github.delayqueue.engine.HandlerInvoker;
+import io.github.delayqueue.handler.HandlerInvoker;
 import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;

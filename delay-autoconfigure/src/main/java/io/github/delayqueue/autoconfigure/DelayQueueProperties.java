@@ -46,7 +46,7 @@ public class DelayQueueProperties implements Validator {
 
     private final Health health = new Health();
 
-    private final Clock clock = new Clock();
+    private final ClockProperties clock = new ClockProperties();
 
     public Mode getMode() {
         return mode;
@@ -96,7 +96,7 @@ public class DelayQueueProperties implements Validator {
         return health;
     }
 
-    public Clock getClock() {
+    public ClockProperties getClock() {
         return clock;
     }
 
@@ -521,8 +521,11 @@ public class DelayQueueProperties implements Validator {
         }
     }
 
-    /** Which clock due times are measured by. */
-    public static class Clock {
+    /**
+     * Which clock due times are measured by ({@code delay.clock.*}); named so as not to shadow {@link java.time.Clock},
+     * which configuration beside it uses.
+     */
+    public static class ClockProperties {
 
         /**
          * The reference all instances align their due times to: "database" reads the database server's clock and

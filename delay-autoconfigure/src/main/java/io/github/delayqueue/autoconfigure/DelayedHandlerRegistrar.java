@@ -5,10 +5,10 @@ import java.time.Duration;
 import java.util.Map;
 
 import io.github.delayqueue.api.DelayedHandler;
-import io.github.delayqueue.engine.Backoff;
-import io.github.delayqueue.engine.HandlerRegistry;
-import io.github.delayqueue.engine.HandlerSettings;
-import io.github.delayqueue.engine.MethodTaskHandler;
+import io.github.delayqueue.handler.Backoff;
+import io.github.delayqueue.handler.HandlerRegistry;
+import io.github.delayqueue.handler.HandlerSettings;
+import io.github.delayqueue.handler.MethodTaskHandler;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;

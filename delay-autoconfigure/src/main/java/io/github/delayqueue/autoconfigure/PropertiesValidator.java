@@ -29,7 +29,7 @@ final class PropertiesValidator {
     private static final Set<Class<?>> GROUPS = Set.of(DelayQueueProperties.Jdbc.class,
             DelayQueueProperties.Hybrid.class, DelayQueueProperties.Redis.class, DelayQueueProperties.Worker.class,
             DelayQueueProperties.Retry.class, DelayQueueProperties.Payload.class, DelayQueueProperties.Retention.class,
-            DelayQueueProperties.Health.class, DelayQueueProperties.Clock.class);
+            DelayQueueProperties.Health.class, DelayQueueProperties.ClockProperties.class);
 
     private final Errors errors;
 
@@ -71,7 +71,7 @@ final class PropertiesValidator {
         else if (target instanceof DelayQueueProperties.Health health) {
             validator.positiveIfSet("maxOverdue", health.getMaxOverdue());
         }
-        else if (target instanceof DelayQueueProperties.Clock clock) {
+        else if (target instanceof DelayQueueProperties.ClockProperties clock) {
             validator.positive("alignInterval", clock.getAlignInterval());
         }
     }

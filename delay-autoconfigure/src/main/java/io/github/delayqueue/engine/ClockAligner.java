@@ -41,7 +41,7 @@ public class ClockAligner extends PeriodicJob {
 
     private final Duration interval;
 
-    private final Throttle throttle = new Throttle(log, "Reading the database clock");
+    private final FailureStreak failures = new FailureStreak(log, "Reading the database clock");
 
     private volatile boolean lastFailed;
 
@@ -59,7 +59,7 @@ public class ClockAligner extends PeriodicJob {
     }
 
     /** Measures the offset; on failure the previous offset stays and {@code false} is returned. */
-    public boolean align() {
+    boolean align() {
         try {
             for (int i = 0; i < WARM_UP_READINGS; i++) {
                 referenceMicros.getAsLong();
@@ -73,7 +73,7 @@ public class ClockAligner extends PeriodicJob {
             }
             long previous = clock.offsetMicros();
             clock.offsetMicros(best.lowMicros(), best.highMicros());
-            throttle.succeeded();
+            failures.succeeded();
             lastFailed = false;
             long offset = best.lowMicros();
             log.debug("Aligned to the database clock: offset {} µs, known to within {} µs", offset,
@@ -86,7 +86,7 @@ public class ClockAligner extends PeriodicJob {
         }
         catch (RuntimeException | Error ex) { // an Error too: giving up here would give up "never early"
             lastFailed = true;
-            throttle.failed(ex);
+            failures.failed(ex);
             return false;
         }
     }

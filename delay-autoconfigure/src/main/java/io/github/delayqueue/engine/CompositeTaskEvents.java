@@ -3,7 +3,7 @@ package io.github.delayqueue.engine;
 import java.util.List;
 import java.util.function.Consumer;
 
-import io.github.delayqueue.store.ClaimedTask;
+import io.github.delayqueue.api.TaskContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,12 +40,12 @@ final class CompositeTaskEvents implements TaskEvents {
     }
 
     @Override
-    public void started(ClaimedTask task, long latenessMillis) {
+    public void started(TaskContext task, long latenessMillis) {
         each("started", l -> l.started(task, latenessMillis));
     }
 
     @Override
-    public void finished(ClaimedTask task, Outcome outcome, long durationNanos) {
+    public void finished(TaskContext task, Outcome outcome, long durationNanos) {
         each("finished", l -> l.finished(task, outcome, durationNanos));
     }
 

@@ -5,6 +5,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.delayqueue.handler.HandlerInvoker;
+import io.github.delayqueue.handler.HandlerRegistry;
+import io.github.delayqueue.handler.PayloadCodec;
+import io.github.delayqueue.handler.RetryPolicy;
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.TaskStore;
 import org.jspecify.annotations.Nullable;
@@ -49,9 +53,11 @@ public class DelayQueueEngine implements SmartLifecycle {
 
     private final WakeSignal wake;
 
-    private final Completer completer;
+    private final ResultWriter resultWriter;
 
     private final WorkerPool pool;
+
+    private final HeldTasks held;
 
     private final Dispatcher dispatcher;
 
@@ -79,31 +85,29 @@ public class DelayQueueEngine implements SmartLifecycle {
         this.tiers = tiers;
         this.clock = clock;
         this.wake = wake;
-        Claims claims = new Claims(settings.instanceId(), settings.lease());
-        this.completer = new Completer(store, clock, indexer, wake, tiers);
+        EngineSettings.Worker worker = settings.worker();
+        ClaimTerms terms = new ClaimTerms(settings.instanceId(), worker.lease());
+        this.resultWriter = new ResultWriter(store, clock, indexer, wake, tiers);
         TaskRunner runner = new TaskRunner(registry, codec, retryPolicy, tiers, clock, events, settings.instanceId(),
                 invoker);
-        this.pool = new WorkerPool(settings.threads(), settings.prefetch(), settings.lease(), registry, runner,
-                completer, clock);
-        completer.onWritten(pool::forget);
-        long claimAhead = settings.claimAhead().toMillis();
-        TaskSource source = indexer == null
-                ? new DatabaseTaskSource(store, claims, settings.pollInterval().toMillis(), claimAhead)
-                : new IndexTaskSource(indexer, store, claims, events, settings.maxWait().toMillis(),
-                        settings.sweepGrace().toMillis(), settings.sweepInterval().toMillis(),
-                        settings.pollInterval().toMillis(), claimAhead);
-        this.dispatcher = new Dispatcher(source, pool, wake, clock, settings.batchSize(), store, claims,
+        this.held = new HeldTasks(clock, worker.lease());
+        this.pool = new WorkerPool(worker.threads(), worker.prefetch(), held, registry, runner, resultWriter, clock);
+        resultWriter.onWritten(held::forget);
+        TaskSource source = indexer == null ? new DatabaseTaskSource(store, terms, settings)
+                : new IndexTaskSource(indexer, store, terms, events, settings);
+        this.dispatcher = new Dispatcher(source, pool, held, wake, clock, worker.batchSize(), store, terms,
                 this::handBack);
-        jobs.put(new LeaseKeeper(store, pool, claims, clock, tiers, indexer), settings.lease().dividedBy(3));
+        jobs.put(new LeaseKeeper(store, held, terms, clock, tiers, indexer), worker.lease().dividedBy(3));
         jobs.put(new LeaseRecovery(store, registry, retryPolicy, tiers, clock, indexer, wake, events),
-                settings.recoveryInterval());
-        if (!settings.retention().isEmpty()) {
-            jobs.put(new Retention(store, settings.retention(), settings.retentionBatchSize(), clock,
-                    settings.retentionInterval()), settings.retentionInterval());
+                worker.recoveryInterval());
+        EngineSettings.Retention retention = settings.retention();
+        if (!retention.byStatus().isEmpty()) {
+            jobs.put(new RetentionPurge(store, retention, clock), retention.interval());
         }
         if (indexer != null) {
-            jobs.put(new Migrator(store, indexer, tiers, clock, settings.migrationBatchSize(), wake, events),
-                    settings.migrationInterval());
+            EngineSettings.Hybrid hybrid = settings.hybrid();
+            jobs.put(new Migrator(store, indexer, tiers, clock, hybrid.migrationBatchSize(), wake, events),
+                    hybrid.migrationInterval());
             jobs.put(new IndexRepair(indexer, store, wake), Duration.ofSeconds(1));
         }
         // a thread per job: lease renewal must keep its pace while a migration or recovery waits on the database
@@ -115,14 +119,14 @@ public class DelayQueueEngine implements SmartLifecycle {
     @Override
     public void start() {
         scheduler.initialize();
-        completer.start();
+        resultWriter.start();
         if (indexer != null) {
             try {
                 indexer.index().subscribe(wake::dueAt);
             }
             catch (RuntimeException ex) {
                 log.warn("Could not subscribe to wake-ups ({}); consumers wake at least every {} until it is "
-                        + "retried, every second once Redis answers", ex.toString(), settings.maxWait());
+                        + "retried, every second once Redis answers", ex.toString(), settings.redis().maxWait());
             }
         }
         dispatcher.start();
@@ -130,7 +134,7 @@ public class DelayQueueEngine implements SmartLifecycle {
         keepAlive = keepAlive();
         running = true;
         log.info("Delay queue engine started: instance {}, {} worker thread(s), {} mode", settings.instanceId(),
-                settings.threads(), indexer == null ? "jdbc" : "hybrid");
+                settings.worker().threads(), indexer == null ? "jdbc" : "hybrid");
     }
 
     /**
@@ -156,7 +160,7 @@ public class DelayQueueEngine implements SmartLifecycle {
             Thread.currentThread().interrupt();
         }
         log.info("Delay queue engine stopped claiming: instance {}; {} handler(s) still running", settings.instanceId(),
-                pool.heldCount());
+                held.count());
         if (!drainedByLifecycle) {
             drain();
         }
@@ -166,19 +170,19 @@ public class DelayQueueEngine implements SmartLifecycle {
      * Waits for running handlers until {@code shutdown-timeout} after claiming stopped, writes their results and
      * stops the engine's threads; a handler still running is interrupted and its task left to the lease.
      */
-    public void drain() {
+    void drain() {
         if (!drainPending) {
             return;
         }
         drainPending = false;
         try {
-            long left = stoppedClaimingAt + settings.shutdownTimeout().toMillis() - System.currentTimeMillis();
+            long left = stoppedClaimingAt + settings.worker().shutdownTimeout().toMillis() - System.currentTimeMillis();
             boolean finished = pool.awaitRunning(Math.max(0, left));
             if (!finished) {
                 log.warn("Handlers still running after delay.worker.shutdown-timeout ({}); their tasks stay RUNNING "
-                        + "until their lease ends, then run again", settings.shutdownTimeout());
+                        + "until their lease ends, then run again", settings.worker().shutdownTimeout());
             }
-            completer.stop(RESULT_WRITE_MILLIS);
+            resultWriter.stop(RESULT_WRITE_MILLIS);
             if (!finished) {
                 pool.interruptRunning();
             }
@@ -275,7 +279,7 @@ public class DelayQueueEngine implements SmartLifecycle {
         running = false;
         dispatcher.halt();
         pool.halt();
-        completer.halt();
+        resultWriter.halt();
         scheduler.getScheduledExecutor().shutdownNow();
         if (indexer != null) {
             indexer.index().unsubscribe();
@@ -299,7 +303,7 @@ public class DelayQueueEngine implements SmartLifecycle {
 
     /** Tasks this instance holds right now: claimed, running, or finished with the result not yet written. */
     public int heldTasks() {
-        return pool.heldCount();
+        return held.count();
     }
 
     public int capacity() {

@@ -19,13 +19,15 @@ import org.slf4j.LoggerFactory;
  * until the source's next time or an earlier announced due time. A failing database or index is logged, backed off
  * and retried; the loop never dies of it.
  */
-public final class Dispatcher {
+final class Dispatcher {
 
     private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
 
     private final TaskSource source;
 
     private final WorkerPool pool;
+
+    private final HeldTasks held;
 
     private final WakeSignal wake;
 
@@ -35,7 +37,7 @@ public final class Dispatcher {
 
     private final TaskStore store;
 
-    private final Claims claims;
+    private final ClaimTerms terms;
 
     /**
      * Set when a claim failed: its commit may have reached the database while the answer was lost (a killed
@@ -49,10 +51,10 @@ public final class Dispatcher {
     /** How long a busy loop waits for a fuller claim: a claim costs one commit whatever its size. */
     private static final long LINGER_MILLIS = 2;
 
-    private final Throttle throttle = new Throttle(log, "Claiming due tasks");
+    private final FailureStreak failures = new FailureStreak(log, "Claiming due tasks");
 
     /** Backs off a loop that keeps failing in an unexpected way, so it cannot turn into a hot logging loop. */
-    private final Throttle unexpected = new Throttle(log, "The dispatcher loop");
+    private final FailureStreak unexpected = new FailureStreak(log, "The dispatcher loop");
 
     /** Takes claims the loop made but can no longer run (it was stopped meanwhile) and hands them back. */
     private final Consumer<List<ClaimedTask>> handBack;
@@ -61,13 +63,14 @@ public final class Dispatcher {
 
     private @Nullable Thread thread;
 
-    public Dispatcher(TaskSource source, WorkerPool pool, WakeSignal wake, QueueClock clock, int batchSize,
-            TaskStore store, Claims claims, Consumer<List<ClaimedTask>> handBack) {
+    Dispatcher(TaskSource source, WorkerPool pool, HeldTasks held, WakeSignal wake, QueueClock clock, int batchSize,
+            TaskStore store, ClaimTerms terms, Consumer<List<ClaimedTask>> handBack) {
         this.handBack = handBack;
         this.store = store;
-        this.claims = claims;
+        this.terms = terms;
         this.source = source;
         this.pool = pool;
+        this.held = held;
         this.wake = wake;
         this.clock = clock;
         this.batchSize = batchSize;
@@ -89,7 +92,7 @@ public final class Dispatcher {
                     continue;
                 }
                 long now = clock.now();
-                Fetch fetch;
+                FetchResult result;
                 try {
                     if (adoptOrphans) {
                         free -= adoptOrphans(free, now);
@@ -97,24 +100,24 @@ public final class Dispatcher {
                             continue;
                         }
                     }
-                    fetch = source.fetch(now, Math.min(free, batchSize));
-                    throttle.succeeded();
+                    result = source.fetch(now, Math.min(free, batchSize));
+                    failures.succeeded();
                 }
                 catch (RuntimeException ex) {
                     adoptOrphans = true;
-                    throttle.failed(ex);
-                    wake.awaitUntil(clock.now() + throttle.backoffMillis());
+                    failures.failed(ex);
+                    wake.awaitUntil(clock.now() + failures.backoffMillis());
                     continue;
                 }
                 if (!running) {
-                    handBack.accept(fetch.tasks()); // stopped while this claim was on its way
+                    handBack.accept(result.tasks()); // stopped while this claim was on its way
                     return;
                 }
-                if (!fetch.tasks().isEmpty()) {
-                    handBack.accept(pool.submit(fetch.tasks(), claims.at(now).until()));
+                if (!result.tasks().isEmpty()) {
+                    handBack.accept(pool.submit(result.tasks(), terms.at(now).until()));
                 }
                 else {
-                    wake.awaitUntil(fetch.nextAt());
+                    wake.awaitUntil(result.nextAt());
                 }
                 unexpected.succeeded();
             }
@@ -149,8 +152,8 @@ public final class Dispatcher {
      */
     private int adoptOrphans(int free, long now) {
         List<ClaimedTask> orphans = new ArrayList<>();
-        for (ClaimedTask task : store.claimedBy(claims.owner(), now + claims.leaseMillis() * 2 / 3)) {
-            if (!pool.holds(task.id())) {
+        for (ClaimedTask task : store.claimedBy(terms.owner(), now + terms.leaseMillis() * 2 / 3)) {
+            if (!held.holds(task.id())) {
                 orphans.add(task);
             }
         }
@@ -160,10 +163,10 @@ public final class Dispatcher {
         if (!adopted.isEmpty()) {
             log.info("Found {} task(s) this instance claimed in a claim whose answer was lost; running them",
                     adopted.size());
-            Lease renewed = claims.at(now);
-            Set<ClaimId> held = store.extendLeases(adopted.stream().map(ClaimedTask::claimId).toList(),
+            Lease renewed = terms.at(now);
+            Set<ClaimId> extended = store.extendLeases(adopted.stream().map(ClaimedTask::claimId).toList(),
                     renewed.until());
-            List<ClaimedTask> kept = adopted.stream().filter(task -> held.contains(task.claimId())).toList();
+            List<ClaimedTask> kept = adopted.stream().filter(task -> extended.contains(task.claimId())).toList();
             handBack.accept(pool.submit(kept, renewed.until()));
             return kept.size();
         }

@@ -20,16 +20,13 @@ import io.github.delayqueue.store.TaskStore;
  * quarter of a claim at a time, so a lost row is reached no later than the index would have reached it. While the
  * index is unreachable it claims due rows from the database alone.
  */
-public final class IndexTaskSource implements TaskSource {
-
-    /** How soon an id skipped because its row was locked is popped again. */
-    private static final long LOCKED_RETRY_MILLIS = 100;
+final class IndexTaskSource implements TaskSource {
 
     private final Indexer indexer;
 
     private final TaskStore store;
 
-    private final Claims claims;
+    private final ClaimTerms terms;
 
     private final TaskEvents events;
 
@@ -52,23 +49,22 @@ public final class IndexTaskSource implements TaskSource {
     /** The last pop filled its batch: due ids are still waiting in the index, and most overdue rows are among them. */
     private boolean backlog;
 
-    public IndexTaskSource(Indexer indexer, TaskStore store, Claims claims, TaskEvents events, long maxWaitMillis,
-            long sweepGraceMillis, long sweepIntervalMillis, long pollMillis, long claimAheadMillis) {
+    IndexTaskSource(Indexer indexer, TaskStore store, ClaimTerms terms, TaskEvents events, EngineSettings settings) {
         this.indexer = indexer;
         this.store = store;
-        this.claims = claims;
+        this.terms = terms;
         this.events = events;
-        this.maxWaitMillis = maxWaitMillis;
-        this.sweepGraceMillis = sweepGraceMillis;
-        this.sweepIntervalMillis = sweepIntervalMillis;
-        this.pollMillis = pollMillis;
-        this.claimAheadMillis = claimAheadMillis;
+        this.maxWaitMillis = settings.redis().maxWait().toMillis();
+        this.sweepGraceMillis = settings.hybrid().sweepGrace().toMillis();
+        this.sweepIntervalMillis = settings.hybrid().sweepInterval().toMillis();
+        this.pollMillis = settings.jdbc().pollInterval().toMillis();
+        this.claimAheadMillis = settings.worker().claimAhead().toMillis();
         this.shardHeads = new long[indexer.index().shards()];
         Arrays.fill(shardHeads, Long.MAX_VALUE);
     }
 
     @Override
-    public Fetch fetch(long now, int limit) {
+    public FetchResult fetch(long now, int limit) {
         List<ClaimedTask> claimed = new ArrayList<>();
         if (now >= nextSweepAt) {
             nextSweepAt = now + sweepIntervalMillis;
@@ -87,7 +83,7 @@ public final class IndexTaskSource implements TaskSource {
         }
         if (!indexer.available()) {
             claimPending(now, limit - claimed.size(), now, claimed);
-            return new Fetch(claimed, Math.min(now + pollMillis, nextSweepAt));
+            return new FetchResult(claimed, Math.min(now + pollMillis, nextSweepAt));
         }
         int room = limit - claimed.size();
         long dueBy = now + claimAheadMillis;
@@ -96,7 +92,7 @@ public final class IndexTaskSource implements TaskSource {
         if (!popped.isEmpty()) {
             List<ClaimedTask> won;
             try {
-                won = store.claimIds(popped, dueBy, claims.at(now));
+                won = store.claimIds(popped, dueBy, terms.at(now));
             }
             catch (RuntimeException ex) {
                 // Put them back, due now, rather than leave them to the sweep grace.
@@ -114,7 +110,7 @@ public final class IndexTaskSource implements TaskSource {
                 nextAt = Math.min(nextAt, head - claimAheadMillis);
             }
         }
-        return new Fetch(claimed, nextAt);
+        return new FetchResult(claimed, nextAt);
     }
 
     /**
@@ -155,11 +151,11 @@ public final class IndexTaskSource implements TaskSource {
     private int claimPending(long dueBy, int limit, long now, List<ClaimedTask> into) {
         int before = into.size();
         if (limit > 0) {
-            into.addAll(store.claimDue(TaskStatus.QUEUED, dueBy, limit, claims.at(now)));
+            into.addAll(store.claimDue(TaskStatus.QUEUED, dueBy, limit, terms.at(now)));
         }
         int room = limit - (into.size() - before);
         if (room > 0) {
-            into.addAll(store.claimDue(TaskStatus.SCHEDULED, dueBy, room, claims.at(now)));
+            into.addAll(store.claimDue(TaskStatus.SCHEDULED, dueBy, room, terms.at(now)));
         }
         return into.size() - before;
     }

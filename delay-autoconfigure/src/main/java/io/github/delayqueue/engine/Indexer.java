@@ -99,7 +99,7 @@ public final class Indexer {
     }
 
     /** Adds while a database transaction waits: a failure propagates so the transaction rolls back. */
-    public void addOrThrow(List<DueTask> tasks) {
+    void addOrThrow(List<DueTask> tasks) {
         List<IndexEntry> entries = new ArrayList<>(tasks.size());
         for (DueTask task : tasks) {
             entries.add(new IndexEntry(task.id(), task.dueAt()));
@@ -129,7 +129,7 @@ public final class Indexer {
     }
 
     /** Pops due ids, or {@code null} when the index cannot be reached. */
-    public @Nullable Popped pop(int shard, long now, int limit) {
+    @Nullable Popped pop(int shard, long now, int limit) {
         try {
             Popped popped = index.pop(shard, now, limit);
             reachable();
@@ -142,7 +142,7 @@ public final class Indexer {
     }
 
     /** Tries the index once while it is marked unreachable; the dispatcher never waits on a dead index. */
-    public void probe() {
+    void probe() {
         if (available()) {
             return;
         }
@@ -156,7 +156,7 @@ public final class Indexer {
     }
 
     /** Whether the index came back since it was last rebuilt; clears the flag. */
-    public boolean takeRebuildRequest() {
+    boolean takeRebuildRequest() {
         return rebuildNeeded.getAndSet(false);
     }
 

@@ -14,8 +14,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Renews the lease of every claim this instance holds (waiting, running, or finished but not yet written), so a
  * handler that runs longer than the lease keeps its claim and is never run twice at once. A claim the database did
- * not renew is lost (another instance took it after this one stalled), and the pool is told at once. Claims the pool
- * gave up while the database was out of reach are handed back here once it answers.
+ * not renew is lost (another instance took it after this one stalled), and the {@link HeldTasks} ledger is told at
+ * once. Claims it gave up while the database was out of reach are handed back here once it answers.
  */
 final class LeaseKeeper implements Runnable {
 
@@ -23,9 +23,9 @@ final class LeaseKeeper implements Runnable {
 
     private final TaskStore store;
 
-    private final WorkerPool pool;
+    private final HeldTasks held;
 
-    private final Claims claims;
+    private final ClaimTerms terms;
 
     private final QueueClock clock;
 
@@ -33,13 +33,13 @@ final class LeaseKeeper implements Runnable {
 
     private final @Nullable Indexer indexer;
 
-    private final Throttle throttle = new Throttle(log, "Renewing task leases");
+    private final FailureStreak failures = new FailureStreak(log, "Renewing task leases");
 
-    LeaseKeeper(TaskStore store, WorkerPool pool, Claims claims, QueueClock clock, Tiers tiers,
+    LeaseKeeper(TaskStore store, HeldTasks held, ClaimTerms terms, QueueClock clock, Tiers tiers,
             @Nullable Indexer indexer) {
         this.store = store;
-        this.pool = pool;
-        this.claims = claims;
+        this.held = held;
+        this.terms = terms;
         this.clock = clock;
         this.tiers = tiers;
         this.indexer = indexer;
@@ -50,31 +50,31 @@ final class LeaseKeeper implements Runnable {
         try {
             renew();
             handBackGivenUp();
-            throttle.succeeded();
+            failures.succeeded();
         }
         catch (RuntimeException ex) {
-            throttle.failed(ex);
+            failures.failed(ex);
         }
     }
 
     private void renew() {
-        List<ClaimId> held = pool.heldClaims();
-        if (held.isEmpty()) {
+        List<ClaimId> claims = held.claims();
+        if (claims.isEmpty()) {
             return;
         }
         long now = clock.now();
-        long leaseUntil = now + claims.leaseMillis();
-        Set<ClaimId> renewed = store.extendLeases(held, leaseUntil);
-        pool.leasesRenewed(renewed, leaseUntil);
-        if (renewed.size() < held.size()) {
-            List<ClaimId> lost = new ArrayList<>(held);
+        long leaseUntil = now + terms.leaseMillis();
+        Set<ClaimId> renewed = store.extendLeases(claims, leaseUntil);
+        held.leasesRenewed(renewed, leaseUntil);
+        if (renewed.size() < claims.size()) {
+            List<ClaimId> lost = new ArrayList<>(claims);
             lost.removeAll(renewed);
-            pool.leasesLost(lost);
+            held.leasesLost(lost);
         }
     }
 
     private void handBackGivenUp() {
-        List<ClaimedTask> givenUp = pool.takeGivenUp();
+        List<ClaimedTask> givenUp = held.takeGivenUp();
         if (givenUp.isEmpty()) {
             return;
         }
@@ -84,7 +84,7 @@ final class LeaseKeeper implements Runnable {
                     givenUp.size());
         }
         catch (RuntimeException ex) {
-            pool.keepGivenUp(givenUp);
+            held.keepGivenUp(givenUp);
             throw ex;
         }
     }

@@ -4,6 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.github.delayqueue.api.TaskStatus;
+import io.github.delayqueue.handler.HandlerRegistry;
+import io.github.delayqueue.handler.RetryPolicy;
+import io.github.delayqueue.handler.TaskHandler;
 import io.github.delayqueue.store.Completion;
 import io.github.delayqueue.store.DueTask;
 import io.github.delayqueue.store.ExpiredLease;
@@ -40,7 +43,7 @@ final class LeaseRecovery implements Runnable {
 
     private final TaskEvents events;
 
-    private final Throttle throttle = new Throttle(log, "Recovering expired leases");
+    private final FailureStreak failures = new FailureStreak(log, "Recovering expired leases");
 
     LeaseRecovery(TaskStore store, HandlerRegistry registry, RetryPolicy retryPolicy, Tiers tiers, QueueClock clock,
             @Nullable Indexer indexer, WakeSignal wake, TaskEvents events) {
@@ -64,10 +67,10 @@ final class LeaseRecovery implements Runnable {
                 afterRecovery(recovered);
             }
             while (recovered.size() == BATCH);
-            throttle.succeeded();
+            failures.succeeded();
         }
         catch (RuntimeException ex) {
-            throttle.failed(ex);
+            failures.failed(ex);
         }
     }
 

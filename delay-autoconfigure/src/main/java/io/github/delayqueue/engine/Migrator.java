@@ -30,7 +30,7 @@ final class Migrator implements Runnable {
 
     private final TaskEvents events;
 
-    private final Throttle throttle = new Throttle(log, "Migrating tasks into the time index");
+    private final FailureStreak failures = new FailureStreak(log, "Migrating tasks into the time index");
 
     Migrator(TaskStore store, Indexer indexer, Tiers tiers, QueueClock clock, int batchSize, WakeSignal wake,
             TaskEvents events) {
@@ -59,10 +59,10 @@ final class Migrator implements Runnable {
                 }
             }
             while (moved.size() == batchSize);
-            throttle.succeeded();
+            failures.succeeded();
         }
         catch (RuntimeException ex) {
-            throttle.failed(ex);
+            failures.failed(ex);
         }
     }
 }

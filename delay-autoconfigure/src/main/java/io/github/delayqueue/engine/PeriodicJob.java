@@ -26,14 +26,14 @@ abstract class PeriodicJob implements SmartLifecycle {
 
     private final Duration interval;
 
-    private final Throttle throttle;
+    private final FailureStreak failures;
 
     private volatile @Nullable ScheduledExecutorService executor;
 
     PeriodicJob(String threadName, Duration interval) {
         this.threadName = threadName;
         this.interval = interval;
-        this.throttle = new Throttle(log, "The periodic job " + threadName);
+        this.failures = new FailureStreak(log, "The periodic job " + threadName);
     }
 
     /** One run. */
@@ -58,10 +58,10 @@ abstract class PeriodicJob implements SmartLifecycle {
     private void run(ScheduledExecutorService scheduler) {
         try {
             runOnce();
-            throttle.succeeded();
+            failures.succeeded();
         }
         catch (Throwable ex) { // a scheduled task that throws is never run again; this one must be
-            throttle.failed(ex);
+            failures.failed(ex);
         }
         finally {
             if (executor == scheduler) {

@@ -2,11 +2,12 @@ package io.github.delayqueue.engine;
 
 import java.util.List;
 
-import io.github.delayqueue.store.ClaimedTask;
+import io.github.delayqueue.api.TaskContext;
 
 /**
  * What the engine reports as it works, for meters and logs. Every method has an empty default, so a listener
- * implements only what it needs; listeners must be fast and must not throw.
+ * implements only what it needs; listeners must be fast and must not throw. A task is described as its handler sees
+ * it ({@link TaskContext}): never with its payload.
  */
 public interface TaskEvents {
 
@@ -33,10 +34,14 @@ public interface TaskEvents {
     }
 
     /** A claimed task starts on a worker, {@code latenessMillis} after it fell due. */
-    default void started(ClaimedTask task, long latenessMillis) {
+    default void started(TaskContext task, long latenessMillis) {
     }
 
-    default void finished(ClaimedTask task, Outcome outcome, long durationNanos) {
+    /**
+     * A run ended after {@code durationNanos} in its handler; 0 when no handler ran (the type has none, or the
+     * payload did not bind), which ends the task as {@link Outcome#FAILED}.
+     */
+    default void finished(TaskContext task, Outcome outcome, long durationNanos) {
     }
 
     /** Ids taken from the index whose rows another instance (or a cancel) had already changed. */

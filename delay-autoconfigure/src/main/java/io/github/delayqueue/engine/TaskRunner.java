@@ -4,6 +4,11 @@ import java.time.Instant;
 import java.util.function.BooleanSupplier;
 
 import io.github.delayqueue.api.TaskContext;
+import io.github.delayqueue.handler.HandlerInvoker;
+import io.github.delayqueue.handler.HandlerRegistry;
+import io.github.delayqueue.handler.PayloadCodec;
+import io.github.delayqueue.handler.RetryPolicy;
+import io.github.delayqueue.handler.TaskHandler;
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.Completion;
 import org.jspecify.annotations.Nullable;
@@ -15,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * this class, {@link Error}s included, escapes to the worker thread: every run ends in a completion, so no task is
  * left {@code RUNNING} by a failure around its handler.
  */
-public final class TaskRunner {
+final class TaskRunner {
 
     private final HandlerRegistry registry;
 
@@ -33,7 +38,7 @@ public final class TaskRunner {
 
     private final HandlerInvoker invoker;
 
-    public TaskRunner(HandlerRegistry registry, PayloadCodec codec, RetryPolicy retryPolicy, Tiers tiers,
+    TaskRunner(HandlerRegistry registry, PayloadCodec codec, RetryPolicy retryPolicy, Tiers tiers,
             QueueClock clock, TaskEvents events, String instanceId, HandlerInvoker invoker) {
         this.registry = registry;
         this.codec = codec;
@@ -50,7 +55,7 @@ public final class TaskRunner {
      * task's lease could not be renewed. Such a failure is the instance's, not the handler's: the task goes back,
      * due now, without being dead-lettered on its last attempt.
      */
-    public Completion run(ClaimedTask task, BooleanSupplier leaseLost) {
+    Completion run(ClaimedTask task, BooleanSupplier leaseLost) {
         try {
             return runHandler(task, leaseLost);
         }
@@ -60,9 +65,12 @@ public final class TaskRunner {
     }
 
     private Completion runHandler(ClaimedTask task, BooleanSupplier leaseLost) {
+        // what the handler sees, and what listeners hear of the task: never the stored payload
+        TaskContext context = new TaskContext(task.id(), task.type(), task.key(), task.attempt(),
+                Instant.ofEpochMilli(task.dueAt()), Instant.ofEpochMilli(task.createdAt()), task.claim());
         TaskHandler handler = registry.find(task.type());
         if (handler == null) {
-            events.finished(task, TaskEvents.Outcome.FAILED, 0);
+            events.finished(context, TaskEvents.Outcome.FAILED, 0);
             return new Completion.Failed(task.id(), task.claim(), task.attempt(), "No @DelayedHandler for task type '"
                     + task.type() + "' on instance " + instanceId + "; deploy a handler for it and re-run the task");
         }
@@ -71,14 +79,12 @@ public final class TaskRunner {
             payload = bind(task, handler);
         }
         catch (RuntimeException ex) { // PayloadBindingException, or whatever a custom codec throws
-            events.finished(task, TaskEvents.Outcome.FAILED, 0);
+            events.finished(context, TaskEvents.Outcome.FAILED, 0);
             return new Completion.Failed(task.id(), task.claim(), task.attempt(), "Payload of task " + task.id()
                     + " (type '" + task.type() + "') does not fit " + handler.description() + ": " + describe(ex)
                     + "; fix the payload or the handler's parameter type and re-run the task");
         }
-        TaskContext context = new TaskContext(task.id(), task.type(), task.key(), task.attempt(),
-                Instant.ofEpochMilli(task.dueAt()), Instant.ofEpochMilli(task.createdAt()), task.claim());
-        events.started(task, clock.now() - task.dueAt());
+        events.started(context, clock.now() - task.dueAt());
         long started = System.nanoTime();
         Throwable failure = null;
         try {
@@ -92,18 +98,18 @@ public final class TaskRunner {
         }
         long duration = System.nanoTime() - started;
         if (failure == null) {
-            events.finished(task, TaskEvents.Outcome.SUCCESS, duration);
+            events.finished(context, TaskEvents.Outcome.SUCCESS, duration);
             return new Completion.Succeeded(task.id(), task.claim());
         }
         if (leaseLost.getAsBoolean()) {
             // the instance's failure, not the handler's: the attempt is not held against the task
             long now = clock.now();
-            events.finished(task, TaskEvents.Outcome.RETRY, duration);
+            events.finished(context, TaskEvents.Outcome.RETRY, duration);
             return new Completion.Retry(task.id(), task.claim(), tiers.statusFor(now, now), now, task.attempt() - 1,
                     "Attempt " + task.attempt() + " was interrupted because instance " + instanceId
                             + " could not renew its lease: " + describe(failure));
         }
-        return failed(task, handler, failure, duration);
+        return failed(task, context, handler, failure, duration);
     }
 
     /** Something around the handler failed (a listener, the codec): retried at the next backoff like a failure. */
@@ -131,17 +137,18 @@ public final class TaskRunner {
         return handler.payloadType() == null ? null : codec.decode(task.payload(), handler.payloadType());
     }
 
-    private Completion failed(ClaimedTask task, TaskHandler handler, Throwable failure, long duration) {
+    private Completion failed(ClaimedTask task, TaskContext context, TaskHandler handler, Throwable failure,
+            long duration) {
         String error = describe(failure);
         int maxAttempts = retryPolicy.maxAttempts(task.maxAttempts(), handler.settings());
         if (task.attempt() >= maxAttempts) {
-            events.finished(task, TaskEvents.Outcome.FAILED, duration);
+            events.finished(context, TaskEvents.Outcome.FAILED, duration);
             return new Completion.Failed(task.id(), task.claim(), task.attempt(), "Failed on attempt "
                     + task.attempt() + " of " + maxAttempts + ": " + error);
         }
         long now = clock.now();
         long dueAt = now + retryPolicy.backoffMillis(task.attempt(), handler.settings());
-        events.finished(task, TaskEvents.Outcome.RETRY, duration);
+        events.finished(context, TaskEvents.Outcome.RETRY, duration);
         return new Completion.Retry(task.id(), task.claim(), tiers.statusFor(dueAt, now), dueAt, task.attempt(),
                 "Attempt " + task.attempt() + " of " + maxAttempts + " failed: " + error);
     }

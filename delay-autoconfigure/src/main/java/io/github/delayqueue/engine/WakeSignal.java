@@ -38,12 +38,12 @@ public final class WakeSignal {
     }
 
     /** Wake the loop now. */
-    public void wakeNow() {
+    void wakeNow() {
         dueAt(Long.MIN_VALUE);
     }
 
     /** Sleeps until {@code deadline} (queue time) or an earlier announced due time, whichever comes first. */
-    public void awaitUntil(long deadline) throws InterruptedException {
+    void awaitUntil(long deadline) throws InterruptedException {
         lock.lock();
         try {
             while (true) {

@@ -33,7 +33,7 @@ public class RedisTimeIndex implements TimeIndex {
     private static final int MAX_ADD = 500;
 
     /** Ids per {@code pop} call. */
-    public static final int MAX_POP = 2000;
+    static final int MAX_POP = 2000;
 
     private static final RedisScript<Long> ADD = RedisScript.of(script("add.lua"), Long.class);
 
@@ -77,7 +77,7 @@ public class RedisTimeIndex implements TimeIndex {
     }
 
     /** The sorted set of {@code shard}. */
-    public String key(int shard) {
+    String key(int shard) {
         return keys[shard];
     }
 

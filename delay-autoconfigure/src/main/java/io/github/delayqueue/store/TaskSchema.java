@@ -20,7 +20,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 public final class TaskSchema {
 
-    public static final String LOCATION = "classpath:db/delay/migration";
+    private static final String LOCATION = "classpath:db/delay/migration";
 
     private static final int LOCK_TIMEOUT_SECONDS = 120;
 

@@ -12,12 +12,11 @@ import io.github.delayqueue.actuate.DelayQueueEndpoint.BucketDescriptor;
 import io.github.delayqueue.actuate.DelayQueueEndpoint.QueueDescriptor;
 import io.github.delayqueue.actuate.DelayQueueEndpoint.TaskDescriptor;
 import io.github.delayqueue.api.TaskStatus;
-import io.github.delayqueue.engine.DeadLetters;
-import io.github.delayqueue.engine.DefaultDelayQueue;
-import io.github.delayqueue.engine.JacksonPayloadCodec;
+import io.github.delayqueue.schedule.DeadLetters;
+import io.github.delayqueue.schedule.DefaultDelayQueue;
+import io.github.delayqueue.handler.JacksonPayloadCodec;
 import io.github.delayqueue.engine.QueueClock;
 import io.github.delayqueue.engine.TaskEvents;
-import io.github.delayqueue.engine.TaskValidator;
 import io.github.delayqueue.engine.Tiers;
 import io.github.delayqueue.engine.WakeSignal;
 import io.github.delayqueue.store.ClaimedTask;
@@ -58,7 +57,7 @@ class DelayQueueEndpointTests {
     private DelayQueueEndpoint endpoint(TaskInspector inspector, Tiers tiers) {
         WakeSignal wake = new WakeSignal(clock);
         DefaultDelayQueue queue = new DefaultDelayQueue(store, null, new JacksonPayloadCodec(JsonMapper.builder()
-            .build()), new TaskValidator(65_536), tiers, clock, wake, TaskEvents.composite(List.of()));
+            .build()), 65_536, tiers, clock, wake, TaskEvents.composite(List.of()));
         return new DelayQueueEndpoint(inspector, queue, new DeadLetters(inspector, null, tiers, clock, wake), tiers,
                 Duration.ofSeconds(30), clock);
     }

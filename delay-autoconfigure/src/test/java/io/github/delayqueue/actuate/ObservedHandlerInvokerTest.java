@@ -4,8 +4,8 @@ import java.lang.reflect.Type;
 import java.time.Instant;
 
 import io.github.delayqueue.api.TaskContext;
-import io.github.delayqueue.engine.HandlerSettings;
-import io.github.delayqueue.engine.TaskHandler;
+import io.github.delayqueue.handler.HandlerSettings;
+import io.github.delayqueue.handler.TaskHandler;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;

@@ -1,9 +1,10 @@
 package io.github.delayqueue.actuate;
 
+import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 
+import io.github.delayqueue.api.TaskContext;
 import io.github.delayqueue.engine.TaskEvents;
-import io.github.delayqueue.store.ClaimedTask;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -20,8 +21,8 @@ class TaskMetersTest {
 
     private final TaskMeters meters = new TaskMeters(registry);
 
-    private static ClaimedTask task(long id, String type) {
-        return new ClaimedTask(id, type, "key-" + id, "{}", 1_000, 1, null, 0, 1);
+    private static TaskContext task(long id, String type) {
+        return new TaskContext(id, type, "key-" + id, 1, Instant.ofEpochMilli(1_000), Instant.EPOCH, 1);
     }
 
     private double counter(String name, String... tags) {

@@ -90,11 +90,11 @@ class ThresholdAdvisorTest {
 
     @Test
     void durationsAndSizesReadShort() {
-        assertThat(DurationText.of(Duration.ofMinutes(90))).isEqualTo("1h30m");
-        assertThat(DurationText.of(Duration.ofDays(7))).isEqualTo("7d");
-        assertThat(DurationText.of(Duration.ofMillis(1500))).isEqualTo("1s500ms");
-        assertThat(DurationText.of(Duration.ZERO)).isEqualTo("0s");
-        assertThat(DurationText.bytes(950)).isEqualTo("950 B");
-        assertThat(DurationText.bytes(12_345_678)).isEqualTo("12.3 MB");
+        assertThat(Texts.duration(Duration.ofMinutes(90))).isEqualTo("1h30m");
+        assertThat(Texts.duration(Duration.ofDays(7))).isEqualTo("7d");
+        assertThat(Texts.duration(Duration.ofMillis(1500))).isEqualTo("1s500ms");
+        assertThat(Texts.duration(Duration.ZERO)).isEqualTo("0s");
+        assertThat(Texts.bytes(950)).isEqualTo("950 B");
+        assertThat(Texts.bytes(12_345_678)).isEqualTo("12.3 MB");
     }
 }

@@ -1,5 +1,9 @@
 package io.github.delayqueue.architecture;
 
+import java.util.Arrays;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -9,6 +13,9 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.context.annotation.Bean;
 
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
@@ -16,8 +23,8 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 
 /**
  * The package rules of the library, checked on every build: imports only point down, from {@code autoconfigure} and
- * {@code actuate} through {@code engine} to {@code store} and {@code index}, and {@code api} imports nothing of ours.
- * And Spring Boot's own rules for auto-configuration classes.
+ * {@code actuate} through {@code schedule} and {@code engine} to {@code handler}, {@code store} and {@code index},
+ * and {@code api} imports nothing of ours. And Spring Boot's own rules for auto-configuration classes.
  */
 class ArchitectureTest {
 
@@ -32,31 +39,51 @@ class ArchitectureTest {
         rule.check(LIBRARY);
     }
 
+    /** Classes of ours outside the given packages (and their sub-packages). */
+    private static DescribedPredicate<JavaClass> oursOutside(String... packages) {
+        String[] patterns = Arrays.stream(packages).map(p -> BASE + "." + p + "..").toArray(String[]::new);
+        return resideInAPackage(BASE + "..").and(not(resideInAnyPackage(patterns)))
+            .as("are ours, outside " + String.join(", ", packages));
+    }
+
     @Test
     void theApiImportsNothingOfOurs() {
         check(noClasses().that().resideInAPackage(BASE + ".api..")
-            .should().dependOnClassesThat().resideInAnyPackage(BASE + ".engine..", BASE + ".store..",
-                    BASE + ".index..", BASE + ".autoconfigure..", BASE + ".actuate..")
+            .should().dependOnClassesThat(oursOutside("api"))
             .because("users see the api alone"));
     }
 
     @Test
     void theStoreAndTheIndexUseOnlyTheApi() {
-        check(noClasses().that().resideInAnyPackage(BASE + ".store..", BASE + ".index..")
-            .should().dependOnClassesThat().resideInAnyPackage(BASE + ".engine..", BASE + ".autoconfigure..",
-                    BASE + ".actuate..")
-            .because("storage knows nothing of the engine that drives it"));
         check(noClasses().that().resideInAPackage(BASE + ".store..")
-            .should().dependOnClassesThat().resideInAPackage(BASE + ".index.."));
+            .should().dependOnClassesThat(oursOutside("store", "api"))
+            .because("storage knows nothing of the engine that drives it"));
         check(noClasses().that().resideInAPackage(BASE + ".index..")
-            .should().dependOnClassesThat().resideInAPackage(BASE + ".store.."));
+            .should().dependOnClassesThat(oursOutside("index", "api"))
+            .because("storage knows nothing of the engine that drives it"));
     }
 
     @Test
-    void theEngineNeverUsesActuatorOrAutoConfiguration() {
-        check(noClasses().that().resideInAPackage(BASE + ".engine..")
+    void theHandlerModelUsesOnlyTheApi() {
+        check(noClasses().that().resideInAPackage(BASE + ".handler..")
+            .should().dependOnClassesThat(oursOutside("handler", "api"))
+            .because("handlers and their extension points are written against the api, not the engine that runs "
+                    + "them"));
+    }
+
+    @Test
+    void theEngineHandlersAndSchedulingNeverUseActuatorOrAutoConfiguration() {
+        check(noClasses().that().resideInAnyPackage(BASE + ".engine..", BASE + ".handler..", BASE + ".schedule..")
             .should().dependOnClassesThat().resideInAnyPackage(BASE + ".actuate..", BASE + ".autoconfigure..")
             .because("the engine is built with plain constructors, also by tests without a context"));
+    }
+
+    @Test
+    void theEngineNeverUsesTheWritePath() {
+        check(noClasses().that().resideInAPackage(BASE + ".engine..")
+            .should().dependOnClassesThat().resideInAPackage(BASE + ".schedule..")
+            .because("scheduling builds on the engine's shared runtime (clock, tiers, index, wake-ups), never the "
+                    + "other way round"));
     }
 
     @Test

@@ -8,7 +8,7 @@ import io.github.delayqueue.api.EnableDelayQueue;
 import io.github.delayqueue.api.TaskContext;
 import io.github.delayqueue.engine.DelayQueueEngine;
 import io.github.delayqueue.engine.Indexer;
-import io.github.delayqueue.engine.PayloadCodec;
+import io.github.delayqueue.handler.PayloadCodec;
 import io.github.delayqueue.index.TimeIndex;
 import io.github.delayqueue.store.TaskStore;
 import io.github.delayqueue.test.TestDatabase;
@@ -108,7 +108,7 @@ class DelayQueueAutoConfigurationIT {
     @EnableDelayQueue
     static class OwnCodec {
 
-        static final PayloadCodec codec = new io.github.delayqueue.engine.JacksonPayloadCodec(
+        static final PayloadCodec codec = new io.github.delayqueue.handler.JacksonPayloadCodec(
                 tools.jackson.databind.json.JsonMapper.builder().build());
 
         @Bean

@@ -21,21 +21,22 @@ import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.autoconfigure.QueueContexts.Enabled;
 import io.github.delayqueue.autoconfigure.QueueContexts.InMemoryInspection;
 import io.github.delayqueue.autoconfigure.QueueContexts.NotEnabled;
-import io.github.delayqueue.engine.Backoff;
+import io.github.delayqueue.handler.Backoff;
 import io.github.delayqueue.engine.ClockAligner;
 import io.github.delayqueue.engine.DelayQueueEngine;
-import io.github.delayqueue.engine.HandlerRegistry;
-import io.github.delayqueue.engine.HandlerSettings;
+import io.github.delayqueue.handler.HandlerRegistry;
+import io.github.delayqueue.handler.HandlerSettings;
 import io.github.delayqueue.engine.IndexWatch;
 import io.github.delayqueue.engine.Indexer;
-import io.github.delayqueue.engine.JacksonPayloadCodec;
-import io.github.delayqueue.engine.PayloadCodec;
+import io.github.delayqueue.handler.JacksonPayloadCodec;
+import io.github.delayqueue.handler.PayloadCodec;
 import io.github.delayqueue.engine.QueueClock;
-import io.github.delayqueue.engine.RetryPolicy;
+import io.github.delayqueue.handler.RetryPolicy;
 import io.github.delayqueue.engine.TaskEvents;
 import io.github.delayqueue.engine.Tiers;
 import io.github.delayqueue.engine.WakeSignal;
 import io.github.delayqueue.index.InMemoryTimeIndex;
+import io.github.delayqueue.index.IndexAccess;
 import io.github.delayqueue.index.RedisTimeIndex;
 import io.github.delayqueue.index.TimeIndex;
 import io.github.delayqueue.store.InMemoryTaskStore;
@@ -275,7 +276,7 @@ class DelayQueueAutoConfigurationTests {
                 assertThat(context).hasNotFailed();
                 assertThat(context.getBean(TimeIndex.class)).isInstanceOfSatisfying(RedisTimeIndex.class, index -> {
                     assertThat(index.shards()).isEqualTo(4);
-                    assertThat(index.key(3)).isEqualTo("shop:due:{shop:3}");
+                    assertThat(IndexAccess.key(index, 3)).isEqualTo("shop:due:{shop:3}");
                 });
                 assertThat(context.getBean(Indexer.class).index()).isSameAs(context.getBean(TimeIndex.class));
                 assertThat(context.getBean(Tiers.class).indexed()).isTrue();
@@ -442,10 +443,11 @@ class DelayQueueAutoConfigurationTests {
             .withPropertyValues("orders.cancel-type=orders.cancel-unpaid", "delay.retry.multiplier=3")
             .run(context -> {
                 HandlerRegistry registry = context.getBean(HandlerRegistry.class);
-                assertThat(registry.types()).containsExactlyInAnyOrder("orders.cancel-unpaid", "order.remind");
+                assertThat(registry.find("orders.cancel-unpaid")).isNotNull();
+                assertThat(registry.find("order.remind")).isNotNull();
                 assertThat(registry.find("orders.cancel-unpaid").settings()).isEqualTo(new HandlerSettings(5,
                         new Backoff(Duration.ofSeconds(2), 3.0, Duration.ofHours(1)), 2));
-                assertThat(registry.find("order.remind").settings()).isEqualTo(HandlerSettings.DEFAULTS);
+                assertThat(registry.find("order.remind").settings()).isEqualTo(new HandlerSettings(null, null, 0));
             });
     }
 

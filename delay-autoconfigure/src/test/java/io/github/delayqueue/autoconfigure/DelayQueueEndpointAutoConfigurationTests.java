@@ -10,7 +10,7 @@ import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.autoconfigure.QueueContexts.Enabled;
 import io.github.delayqueue.autoconfigure.QueueContexts.InMemoryInspection;
 import io.github.delayqueue.autoconfigure.QueueContexts.NotEnabled;
-import io.github.delayqueue.engine.DeadLetters;
+import io.github.delayqueue.schedule.DeadLetters;
 import io.github.delayqueue.engine.QueueClock;
 import io.github.delayqueue.engine.Tiers;
 import io.github.delayqueue.index.InMemoryTimeIndex;

@@ -6,6 +6,7 @@ import io.github.delayqueue.actuate.DelayQueueHealthIndicator;
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.autoconfigure.QueueContexts.Enabled;
 import io.github.delayqueue.autoconfigure.QueueContexts.InMemoryInspection;
+import io.github.delayqueue.engine.EngineAccess;
 import io.github.delayqueue.engine.Indexer;
 import io.github.delayqueue.engine.QueueClock;
 import io.github.delayqueue.index.InMemoryTimeIndex;
@@ -87,7 +88,7 @@ class DelayQueueHealthAutoConfigurationTests {
             assertThat(queueHealth(context).getDetails()).containsEntry("mode", "hybrid")
                 .containsEntry("redisReachable", true);
             index.reachable(false);
-            context.getBean(Indexer.class).pop(0, 0, 1); // how the queue learns of it
+            EngineAccess.popOnce(context.getBean(Indexer.class)); // how the queue learns of it
 
             assertThat(queueHealth(context).getStatus()).isEqualTo(Status.UP);
             assertThat(queueHealth(context).getDetails()).containsEntry("redisReachable", false);

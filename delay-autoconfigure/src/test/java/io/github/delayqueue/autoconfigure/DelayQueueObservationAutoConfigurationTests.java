@@ -9,7 +9,7 @@ import io.github.delayqueue.api.DelayedHandler;
 import io.github.delayqueue.api.EnableDelayQueue;
 import io.github.delayqueue.autoconfigure.QueueContexts.Enabled;
 import io.github.delayqueue.autoconfigure.QueueContexts.NotEnabled;
-import io.github.delayqueue.engine.HandlerInvoker;
+import io.github.delayqueue.handler.HandlerInvoker;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;

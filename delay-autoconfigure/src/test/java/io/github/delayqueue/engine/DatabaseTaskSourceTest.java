@@ -39,7 +39,7 @@ class DatabaseTaskSourceTest {
     private final DatabaseTaskSource source = source(store, "me");
 
     private static DatabaseTaskSource source(InMemoryTaskStore store, String owner) {
-        return new DatabaseTaskSource(store, new Claims(owner, Duration.ofSeconds(30)), POLL, CLAIM_AHEAD);
+        return new DatabaseTaskSource(store, new ClaimTerms(owner, Duration.ofSeconds(30)), POLL, CLAIM_AHEAD);
     }
 
     @Test
@@ -48,9 +48,9 @@ class DatabaseTaskSourceTest {
         long first = insert(T0 - 10, TaskStatus.SCHEDULED);
         long third = insert(T0, TaskStatus.SCHEDULED);
 
-        Fetch one = source.fetch(T0, 2);
-        Fetch two = source.fetch(T0, 2);
-        Fetch none = source.fetch(T0, 2);
+        FetchResult one = source.fetch(T0, 2);
+        FetchResult two = source.fetch(T0, 2);
+        FetchResult none = source.fetch(T0, 2);
 
         assertThat(one.tasks()).extracting(ClaimedTask::id).containsExactly(first, second);
         assertThat(two.tasks()).extracting(ClaimedTask::id).containsExactly(third);
@@ -70,13 +70,13 @@ class DatabaseTaskSourceTest {
     @Test
     void idleItSleepsUntilTheNextDueTimeLessTheClaimAheadOrThePollWhicheverIsFirst() {
         goIdle();
-        assertThat(source.fetch(T0, 10)).isEqualTo(new Fetch(List.of(), T0 + POLL));
+        assertThat(source.fetch(T0, 10)).isEqualTo(new FetchResult(List.of(), T0 + POLL));
 
         insert(T0 + 10_000, TaskStatus.SCHEDULED);
-        assertThat(source.fetch(T0, 10)).isEqualTo(new Fetch(List.of(), T0 + POLL));
+        assertThat(source.fetch(T0, 10)).isEqualTo(new FetchResult(List.of(), T0 + POLL));
 
         insert(T0 + 100, TaskStatus.SCHEDULED);
-        assertThat(source.fetch(T0, 10)).isEqualTo(new Fetch(List.of(), T0 + 100 - CLAIM_AHEAD));
+        assertThat(source.fetch(T0, 10)).isEqualTo(new FetchResult(List.of(), T0 + 100 - CLAIM_AHEAD));
 
         assertThat(source.fetch(T0 + 75, 10).tasks()).hasSize(1);
     }
@@ -89,7 +89,7 @@ class DatabaseTaskSourceTest {
         long leftover = insert(T0 - 60_000, TaskStatus.QUEUED);
         assertThat(source.fetch(T0 + 4_999, 10).tasks()).as("not looked for again yet").isEmpty();
 
-        Fetch later = source.fetch(T0 + 5_000, 10);
+        FetchResult later = source.fetch(T0 + 5_000, 10);
 
         assertThat(later.tasks()).extracting(ClaimedTask::id).containsExactly(leftover);
         assertThat(later.nextAt()).isEqualTo(T0 + 5_000);
@@ -104,8 +104,8 @@ class DatabaseTaskSourceTest {
         locking.locked = true;
         source.fetch(T0, 10); // busy at first: claims, finds nothing, goes idle
 
-        assertThat(source.fetch(T0, 10)).as("due, so it claims: skipped").isEqualTo(new Fetch(List.of(), T0));
-        assertThat(source.fetch(T0, 10)).as("then waits a little").isEqualTo(new Fetch(List.of(), T0 + 100));
+        assertThat(source.fetch(T0, 10)).as("due, so it claims: skipped").isEqualTo(new FetchResult(List.of(), T0));
+        assertThat(source.fetch(T0, 10)).as("then waits a little").isEqualTo(new FetchResult(List.of(), T0 + 100));
         locking.locked = false;
         assertThat(source.fetch(T0 + 100, 10).tasks()).hasSize(1);
     }
@@ -146,7 +146,7 @@ class DatabaseTaskSourceTest {
 
     /** A source starts busy: its first look claims even with nothing due, and only then is it idle. */
     private void goIdle() {
-        assertThat(source.fetch(T0, 10)).isEqualTo(new Fetch(List.of(), T0));
+        assertThat(source.fetch(T0, 10)).isEqualTo(new FetchResult(List.of(), T0));
     }
 
     private long insert(long dueAt, TaskStatus status) {

@@ -4,6 +4,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.delayqueue.handler.Backoff;
+import io.github.delayqueue.handler.HandlerInvoker;
+import io.github.delayqueue.handler.HandlerRegistry;
+import io.github.delayqueue.handler.JacksonPayloadCodec;
+import io.github.delayqueue.handler.RetryPolicy;
+import io.github.delayqueue.store.UnsupportedTaskStore;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -18,19 +24,20 @@ class DispatcherTest {
         WakeSignal wake = new WakeSignal(clock);
         UnsupportedTaskStore store = new UnsupportedTaskStore() {
         };
-        Completer completer = new Completer(store, clock, null, wake, Tiers.databaseOnly());
+        ResultWriter resultWriter = new ResultWriter(store, clock, null, wake, Tiers.databaseOnly());
         HandlerRegistry registry = new HandlerRegistry();
         TaskRunner runner = new TaskRunner(registry, new JacksonPayloadCodec(JsonMapper.builder().build()),
                 new RetryPolicy(3, new Backoff(Duration.ofSeconds(1), 1, Duration.ofSeconds(1))),
                 Tiers.databaseOnly(), clock, TaskEvents.NONE, "test", HandlerInvoker.DIRECT);
-        WorkerPool pool = new WorkerPool(2, 0, Duration.ofSeconds(30), registry, runner, completer, clock);
+        HeldTasks held = new HeldTasks(clock, Duration.ofSeconds(30));
+        WorkerPool pool = new WorkerPool(2, 0, held, registry, runner, resultWriter, clock);
         AtomicInteger fetches = new AtomicInteger();
         TaskSource failing = (now, limit) -> {
             fetches.incrementAndGet();
             throw new StackOverflowError("a bug below the dispatcher");
         };
-        Dispatcher dispatcher = new Dispatcher(failing, pool, wake, clock, 100, store,
-                new Claims("test", Duration.ofSeconds(30)), tasks -> {
+        Dispatcher dispatcher = new Dispatcher(failing, pool, held, wake, clock, 100, store,
+                new ClaimTerms("test", Duration.ofSeconds(30)), tasks -> {
                 });
         dispatcher.start();
         Thread.sleep(2_000);

@@ -6,6 +6,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.delayqueue.handler.Backoff;
+import io.github.delayqueue.handler.HandlerRegistry;
+import io.github.delayqueue.handler.HandlerSettings;
+import io.github.delayqueue.handler.RetryPolicy;
+import io.github.delayqueue.handler.TaskHandler;
 import io.github.delayqueue.api.TaskContext;
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.api.TaskView;

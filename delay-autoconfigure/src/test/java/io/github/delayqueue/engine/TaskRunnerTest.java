@@ -6,6 +6,14 @@ import java.time.Duration;
 
 import io.github.delayqueue.api.TaskContext;
 import io.github.delayqueue.api.TaskStatus;
+import io.github.delayqueue.handler.Backoff;
+import io.github.delayqueue.handler.HandlerInvoker;
+import io.github.delayqueue.handler.HandlerRegistry;
+import io.github.delayqueue.handler.HandlerSettings;
+import io.github.delayqueue.handler.JacksonPayloadCodec;
+import io.github.delayqueue.handler.PayloadCodec;
+import io.github.delayqueue.handler.RetryPolicy;
+import io.github.delayqueue.handler.TaskHandler;
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.Completion;
 import org.jspecify.annotations.Nullable;
@@ -33,7 +41,7 @@ class TaskRunnerTest {
 
             @Override
             public HandlerSettings settings() {
-                return HandlerSettings.DEFAULTS;
+                return new HandlerSettings(null, null, 0);
             }
 
             @Override
@@ -82,7 +90,7 @@ class TaskRunnerTest {
     void aListenerThatThrowsAroundTheHandlerStillEndsTheRunInACompletion() {
         TaskEvents throwing = new TaskEvents() {
             @Override
-            public void started(ClaimedTask task, long latenessMillis) {
+            public void started(TaskContext task, long latenessMillis) {
                 throw new IllegalStateException("listener bug");
             }
         };
@@ -102,7 +110,7 @@ class TaskRunnerTest {
 
             @Override
             public HandlerSettings settings() {
-                return HandlerSettings.DEFAULTS;
+                return new HandlerSettings(null, null, 0);
             }
 
             @Override

@@ -14,9 +14,17 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.api.TaskContext;
 import io.github.delayqueue.api.TaskStatus;
+import io.github.delayqueue.handler.Backoff;
+import io.github.delayqueue.handler.HandlerInvoker;
+import io.github.delayqueue.handler.HandlerRegistry;
+import io.github.delayqueue.handler.HandlerSettings;
+import io.github.delayqueue.handler.JacksonPayloadCodec;
+import io.github.delayqueue.handler.RetryPolicy;
+import io.github.delayqueue.handler.TaskHandler;
 import io.github.delayqueue.store.ClaimId;
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.Completion;
+import io.github.delayqueue.store.UnsupportedTaskStore;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -51,13 +59,13 @@ class WorkerPoolTest {
 
     private WorkerPool pool;
 
-    private Completer completer;
+    private ResultWriter resultWriter;
 
     private WorkerPool pool(int threads, int prefetch) {
         QueueClock clock = new QueueClock(Clock.systemUTC());
         WakeSignal wake = new WakeSignal(clock);
-        completer = new Completer(store, clock, null, wake, Tiers.databaseOnly());
-        completer.start();
+        resultWriter = new ResultWriter(store, clock, null, wake, Tiers.databaseOnly());
+        resultWriter.start();
         HandlerRegistry registry = new HandlerRegistry();
         registry.register(handler("slow", () -> slowGate.await(30, TimeUnit.SECONDS)));
         registry.register(handler("fast", () -> {
@@ -65,7 +73,8 @@ class WorkerPoolTest {
         TaskRunner runner = new TaskRunner(registry, new JacksonPayloadCodec(JsonMapper.builder().build()),
                 new RetryPolicy(3, new Backoff(Duration.ofSeconds(1), 1, Duration.ofSeconds(1))),
                 Tiers.databaseOnly(), clock, TaskEvents.NONE, "test", HandlerInvoker.DIRECT);
-        pool = new WorkerPool(threads, prefetch, Duration.ofSeconds(30), registry, runner, completer, clock);
+        pool = new WorkerPool(threads, prefetch, new HeldTasks(clock, Duration.ofSeconds(30)), registry, runner,
+                resultWriter, clock);
         return pool;
     }
 
@@ -76,8 +85,8 @@ class WorkerPoolTest {
             pool.releaseUnstarted();
             pool.awaitRunning(5_000);
         }
-        if (completer != null) {
-            completer.stop(1_000);
+        if (resultWriter != null) {
+            resultWriter.stop(1_000);
         }
     }
 
@@ -94,7 +103,7 @@ class WorkerPoolTest {
 
             @Override
             public HandlerSettings settings() {
-                return HandlerSettings.DEFAULTS;
+                return new HandlerSettings(null, null, 0);
             }
 
             @Override

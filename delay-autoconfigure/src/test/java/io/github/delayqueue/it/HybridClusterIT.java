@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Set;
 
 import io.github.delayqueue.api.DelayQueue;
+import io.github.delayqueue.index.IndexAccess;
 import io.github.delayqueue.index.RedisTimeIndex;
 import io.github.delayqueue.index.TimeIndex;
 import io.github.delayqueue.test.TestRedis;
@@ -48,7 +49,7 @@ class HybridClusterIT {
         RedisTimeIndex index = (RedisTimeIndex) context.getBean(TimeIndex.class);
         Set<Integer> slots = new HashSet<>();
         for (int shard = 0; shard < index.shards(); shard++) {
-            slots.add(SlotHash.getSlot(index.key(shard)));
+            slots.add(SlotHash.getSlot(IndexAccess.key(index, shard)));
         }
         assertThat(slots).hasSize(4);
 

@@ -10,6 +10,7 @@ import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.TaskRequest;
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.engine.Indexer;
+import io.github.delayqueue.index.IndexAccess;
 import io.github.delayqueue.index.RedisTimeIndex;
 import io.github.delayqueue.index.TimeIndex;
 import io.github.delayqueue.test.TcpProxy;
@@ -83,7 +84,7 @@ class HybridFaultsIT {
         AbstractQueueIT.sleep(1500);
         LettuceConnectionFactory direct = TestRedis.single();
         try {
-            new StringRedisTemplate(direct).delete(index.key(0)); // the index loses everything it held
+            new StringRedisTemplate(direct).delete(IndexAccess.key(index, 0)); // the index loses everything it held
         }
         finally {
             direct.destroy();

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.TaskRequest;
 import io.github.delayqueue.api.TaskStatus;
+import io.github.delayqueue.index.IndexAccess;
 import io.github.delayqueue.index.RedisTimeIndex;
 import io.github.delayqueue.test.TestRedis;
 import org.junit.jupiter.api.AfterEach;
@@ -78,13 +79,13 @@ class HybridTiersIT {
 
         assertThat(queue.find(soon).orElseThrow().status()).isEqualTo(TaskStatus.QUEUED);
         assertThat(queue.find(later).orElseThrow().status()).isEqualTo(TaskStatus.SCHEDULED);
-        assertThat(redis.opsForZSet().score(index.key(0), Long.toString(soon))).isNotNull();
-        assertThat(redis.opsForZSet().score(index.key(0), Long.toString(later))).isNull();
+        assertThat(redis.opsForZSet().score(IndexAccess.key(index, 0), Long.toString(soon))).isNotNull();
+        assertThat(redis.opsForZSet().score(IndexAccess.key(index, 0), Long.toString(later))).isNull();
 
         await().atMost(6, TimeUnit.SECONDS).pollInterval(50, TimeUnit.MILLISECONDS)
             .until(() -> queue.find(later).orElseThrow().status() == TaskStatus.QUEUED);
         assertThat(journal.startsOf(later)).isEmpty();
-        assertThat(redis.opsForZSet().score(index.key(0), Long.toString(later))).isNotNull();
+        assertThat(redis.opsForZSet().score(IndexAccess.key(index, 0), Long.toString(later))).isNotNull();
 
         journal.awaitStarted(later, 10);
         Lateness.assertOnceAndOnTime(journal, List.of(soon, later), 500);

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.engine.Indexer;
 import io.github.delayqueue.engine.TaskEvents;
+import io.github.delayqueue.index.IndexAccess;
 import io.github.delayqueue.index.RedisTimeIndex;
 import io.github.delayqueue.index.TimeIndex;
 import io.github.delayqueue.test.TcpProxy;
@@ -166,7 +167,8 @@ class RedisComesBackIT {
         // Redis restarts empty meanwhile: only a rebuild from the database can give those tasks their wake-up again
         LettuceConnectionFactory direct = TestRedis.single();
         try {
-            new StringRedisTemplate(direct).delete(((RedisTimeIndex) all.get(0).getBean(TimeIndex.class)).key(0));
+            RedisTimeIndex index = (RedisTimeIndex) all.get(0).getBean(TimeIndex.class);
+            new StringRedisTemplate(direct).delete(IndexAccess.key(index, 0));
         }
         finally {
             direct.destroy();

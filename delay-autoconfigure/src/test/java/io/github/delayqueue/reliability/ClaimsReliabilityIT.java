@@ -7,13 +7,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.delayqueue.api.DelayQueue;
+import io.github.delayqueue.api.TaskContext;
 import io.github.delayqueue.api.TaskRequest;
 import io.github.delayqueue.engine.DelayQueueEngine;
 import io.github.delayqueue.engine.EngineAccess;
 import io.github.delayqueue.engine.TaskEvents;
 import io.github.delayqueue.it.Instances;
 import io.github.delayqueue.it.Journal;
-import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.test.TcpProxy;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -218,7 +218,7 @@ class ClaimsReliabilityIT {
         AtomicBoolean thrown = new AtomicBoolean();
         TaskEvents throwOnce = new TaskEvents() {
             @Override
-            public void started(ClaimedTask task, long latenessMillis) {
+            public void started(TaskContext task, long latenessMillis) {
                 if (thrown.compareAndSet(false, true)) {
                     throw new IllegalStateException("a listener bug");
                 }

@@ -7,6 +7,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.TaskRequest;
+import io.github.delayqueue.index.IndexAccess;
 import io.github.delayqueue.index.RedisTimeIndex;
 import io.github.delayqueue.it.Instances;
 import io.github.delayqueue.it.Journal;
@@ -50,7 +51,7 @@ class SaturatedSweepIT {
             long lost = ids.get(100); // due two seconds from now
             RedisTimeIndex index = instance.getBean(RedisTimeIndex.class);
             new StringRedisTemplate(instance.getBean(RedisConnectionFactory.class)).opsForZSet()
-                .remove(index.key(0), Long.toString(lost));
+                .remove(IndexAccess.key(index, 0), Long.toString(lost));
 
             JdbcTemplate jdbc = new JdbcTemplate(instances.database().dataSource());
             await().atMost(90, TimeUnit.SECONDS).pollInterval(500, TimeUnit.MILLISECONDS)

@@ -35,7 +35,7 @@ import io.lettuce.core.api.sync.RedisScriptingCommands;
  */
 final class Ceiling {
 
-    /** Rows per multi-row INSERT and per SUCCEEDED update, as in the library's store and result writer. */
+    /** Rows per multi-row INSERT and per SUCCEEDED update, as in the library's store and ResultWriter. */
     private static final int MAX_ROWS = 1000;
 
     /** Entries per add.lua call, as in RedisTimeIndex. */

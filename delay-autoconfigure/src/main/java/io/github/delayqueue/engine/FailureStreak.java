@@ -1,0 +1,47 @@
+package io.github.delayqueue.engine;
+
+import org.slf4j.Logger;
+
+/**
+ * A streak of failures of work that is tried again and again (a database that is down, say). It is logged once when
+ * it starts, then at most once a minute with a count, and once when it ends, so an outage is visible without flooding
+ * the log; and its length sets the wait before the next try ({@link #backoffMillis()}).
+ */
+final class FailureStreak {
+
+    private static final long QUIET_MILLIS = 60_000;
+
+    private final Logger log;
+
+    private final String what;
+
+    private long failures;
+
+    private long lastLogged;
+
+    FailureStreak(Logger log, String what) {
+        this.log = log;
+        this.what = what;
+    }
+
+    synchronized void failed(Throwable ex) {
+        long now = System.currentTimeMillis();
+        failures++;
+        if (failures == 1 || now - lastLogged >= QUIET_MILLIS) {
+            lastLogged = now;
+            log.warn("{} failed ({} time(s) so far), will retry: {}", what, failures, ex.toString());
+        }
+    }
+
+    synchronized void succeeded() {
+        if (failures > 0) {
+            log.info("{} works again after {} failure(s)", what, failures);
+            failures = 0;
+        }
+    }
+
+    /** How long to wait before the next try: doubles with each failure of the streak, from 100 ms up to 5 s. */
+    synchronized long backoffMillis() {
+        return failures == 0 ? 0 : Math.min(5_000, 100L << Math.min(failures - 1, 6));
+    }
+}

@@ -1,9 +1,0 @@
-package io.github.delayqueue.engine;
-
-/** A stored payload could not be bound to its handler's parameter type; the task goes to the dead letter at once. */
-public class PayloadBindingException extends RuntimeException {
-
-    public PayloadBindingException(String message, Throwable cause) {
-        super(message, cause);
-    }
-}

@@ -1,0 +1,15 @@
+package io.github.delayqueue.handler;
+
+import java.lang.reflect.Type;
+
+import org.jspecify.annotations.Nullable;
+
+/** Turns payloads into the JSON text stored with a task and back into a handler's parameter type. */
+public interface PayloadCodec {
+
+    /** The payload as JSON; throws {@link IllegalArgumentException} when it cannot be serialised. */
+    String encode(@Nullable Object payload);
+
+    /** Binds JSON to {@code type}; throws {@link PayloadBindingException} when it does not fit. */
+    @Nullable Object decode(String json, Type type);
+}
