@@ -8,9 +8,7 @@ import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ScheduledFuture;
 import java.util.function.ToDoubleFunction;
 
 import io.github.delayqueue.api.TaskStatus;
@@ -25,6 +23,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.context.SmartLifecycle;
+import org.springframework.scheduling.TaskScheduler;
 
 /**
  * Gauges of what the queue holds, read from a snapshot that a thread of its own refreshes every interval: a scrape
@@ -64,9 +63,13 @@ public final class QueueGauges implements MeterBinder, SmartLifecycle {
 
     private volatile boolean failing;
 
-    private @Nullable ScheduledExecutorService executor;
+    private final TaskScheduler scheduler;
 
-    public QueueGauges(TaskInspector inspector, @Nullable Indexer indexer, QueueClock clock, Duration interval) {
+    private @Nullable ScheduledFuture<?> refreshing;
+
+    public QueueGauges(TaskInspector inspector, @Nullable Indexer indexer, QueueClock clock, Duration interval,
+            TaskScheduler scheduler) {
+        this.scheduler = scheduler;
         this.inspector = inspector;
         this.indexer = indexer;
         this.clock = clock;
@@ -155,16 +158,10 @@ public final class QueueGauges implements MeterBinder, SmartLifecycle {
 
     @Override
     public synchronized void start() {
-        if (executor != null) {
+        if (refreshing != null) {
             return;
         }
-        ScheduledExecutorService started = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "delay-metrics-refresh");
-            thread.setDaemon(true);
-            return thread;
-        });
-        started.scheduleWithFixedDelay(this::refreshQuietly, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
-        executor = started;
+        refreshing = scheduler.scheduleWithFixedDelay(this::refreshQuietly, interval);
     }
 
     private void refreshQuietly() {
@@ -178,15 +175,15 @@ public final class QueueGauges implements MeterBinder, SmartLifecycle {
 
     @Override
     public synchronized void stop() {
-        if (executor != null) {
-            executor.shutdownNow();
-            executor = null;
+        if (refreshing != null) {
+            refreshing.cancel(true);
+            refreshing = null;
         }
     }
 
     @Override
     public synchronized boolean isRunning() {
-        return executor != null;
+        return refreshing != null;
     }
 
     private record Snapshot(@Nullable Map<TaskStatus, Long> counts, double overdue, double oldestOverdueSeconds,

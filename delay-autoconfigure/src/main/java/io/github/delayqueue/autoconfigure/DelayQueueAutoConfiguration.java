@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.concurrent.Executor;
 
 import javax.sql.DataSource;
 
@@ -32,6 +33,7 @@ import org.slf4j.LoggerFactory;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -42,6 +44,7 @@ import org.springframework.boot.sql.init.dependency.DatabaseInitializationDepend
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Import;
+import org.springframework.scheduling.TaskScheduler;
 
 /**
  * The delay queue, switched on by {@link EnableDelayQueue} on any configuration class: the task store on the
@@ -57,7 +60,8 @@ import org.springframework.context.annotation.Import;
 @ConditionalOnBean(annotation = EnableDelayQueue.class)
 @EnableConfigurationProperties(DelayQueueProperties.class)
 // Boot orders database initializers only where one of its auto-configurations imports this; the queue may be alone.
-@Import({ DelayQueueRedisConfiguration.class, DatabaseInitializationDependencyConfigurer.class })
+@Import({ DelayQueueThreadsConfiguration.class, DelayQueueRedisConfiguration.class,
+        DatabaseInitializationDependencyConfigurer.class })
 public final class DelayQueueAutoConfiguration {
 
     @Bean
@@ -81,8 +85,9 @@ public final class DelayQueueAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @Conditional(BoundPropertyCondition.DatabaseClock.class)
-    ClockAligner delayClockAligner(QueueClock clock, TaskStore store, DelayQueueProperties properties) {
-        return new ClockAligner(clock, store::currentTimeMicros, properties.getClock().getAlignInterval());
+    ClockAligner delayClockAligner(QueueClock clock, TaskStore store, DelayQueueProperties properties,
+            @Qualifier(DelayQueueThreadsConfiguration.SCHEDULER) TaskScheduler scheduler) {
+        return new ClockAligner(scheduler, clock, store::currentTimeMicros, properties.getClock().getAlignInterval());
     }
 
     /** A database initializer to Spring Boot: the store, the engine and the inspector wait for it. */
@@ -148,10 +153,12 @@ public final class DelayQueueAutoConfiguration {
     DelayQueueEngine delayQueueEngine(DelayQueueProperties properties, TaskStore store,
             ObjectProvider<Indexer> indexer, HandlerRegistry registry, PayloadCodec codec, RetryPolicy retryPolicy,
             Tiers tiers, QueueClock clock, WakeSignal wake, ObjectProvider<TaskEvents> events,
-            ObjectProvider<HandlerInvoker> invoker) {
+            ObjectProvider<HandlerInvoker> invoker,
+            @Qualifier(DelayQueueThreadsConfiguration.SCHEDULER) TaskScheduler scheduler,
+            @Qualifier(DelayQueueThreadsConfiguration.HANDLER_EXECUTOR) Executor handlerExecutor) {
         return new DelayQueueEngine(engineSettings(properties), store, indexer.getIfAvailable(), registry, codec,
                 retryPolicy, tiers, clock, wake, TaskEvents.composite(events.orderedStream().toList()),
-                invoker.getIfAvailable(() -> HandlerInvoker.DIRECT));
+                invoker.getIfAvailable(() -> HandlerInvoker.DIRECT), scheduler, handlerExecutor);
     }
 
     /**

@@ -9,6 +9,7 @@ import io.github.delayqueue.store.TaskInspector;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -16,6 +17,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.scheduling.TaskScheduler;
 
 /**
  * The queue's Micrometer meters, when the application has a {@link MeterRegistry} (Spring Boot's actuator makes
@@ -40,7 +42,8 @@ public final class DelayQueueMetricsAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     QueueGauges delayQueueGauges(TaskInspector inspector, ObjectProvider<Indexer> indexer, QueueClock clock,
-            DelayQueueMetricsProperties properties) {
-        return new QueueGauges(inspector, indexer.getIfAvailable(), clock, properties.getRefreshInterval());
+            DelayQueueMetricsProperties properties,
+            @Qualifier(DelayQueueThreadsConfiguration.SCHEDULER) TaskScheduler scheduler) {
+        return new QueueGauges(inspector, indexer.getIfAvailable(), clock, properties.getRefreshInterval(), scheduler);
     }
 }

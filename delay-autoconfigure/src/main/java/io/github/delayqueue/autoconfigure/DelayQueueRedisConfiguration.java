@@ -12,6 +12,7 @@ import io.github.delayqueue.store.TaskStore;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -21,6 +22,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.scheduling.TaskScheduler;
 
 /**
  * Hybrid mode's Redis time index on the application's {@code RedisConnectionFactory}. Hybrid is the default mode,
@@ -40,8 +42,9 @@ class DelayQueueRedisConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnBooleanProperty(name = "delay.worker.enabled", havingValue = false)
-    IndexWatch delayIndexWatch(Indexer indexer, TaskStore store, WakeSignal wake) {
-        return new IndexWatch(indexer, store, wake, Duration.ofSeconds(1));
+    IndexWatch delayIndexWatch(Indexer indexer, TaskStore store, WakeSignal wake,
+            @Qualifier(DelayQueueThreadsConfiguration.SCHEDULER) TaskScheduler scheduler) {
+        return new IndexWatch(scheduler, indexer, store, wake, Duration.ofSeconds(1));
     }
 
     @Configuration(proxyBeanMethods = false)

@@ -6,6 +6,8 @@ import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.scheduling.TaskScheduler;
+
 /**
  * Keeps the {@link QueueClock} aligned with a reference clock shared by every instance: the database server's, read
  * in microseconds with one query. Without this, an instance whose clock runs ahead would start tasks early and one
@@ -50,8 +52,8 @@ public class ClockAligner extends PeriodicJob {
     /**
      * @param referenceMicros reads the reference clock in epoch microseconds (the database's, by default)
      */
-    public ClockAligner(QueueClock clock, LongSupplier referenceMicros, Duration interval) {
-        super("delay-clock", interval);
+    public ClockAligner(TaskScheduler scheduler, QueueClock clock, LongSupplier referenceMicros, Duration interval) {
+        super(scheduler, "clock alignment", interval);
         this.clock = clock;
         this.referenceMicros = referenceMicros;
         this.interval = interval;

@@ -1,9 +1,12 @@
 package io.github.delayqueue.engine;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledFuture;
 
 import io.github.delayqueue.handler.HandlerInvoker;
 import io.github.delayqueue.handler.HandlerRegistry;
@@ -16,12 +19,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.context.SmartLifecycle;
+import org.springframework.scheduling.TaskScheduler;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 /**
- * The consuming side of an instance, started and stopped with the application context: the dispatcher thread, the
+ * The consuming side of an instance, started and stopped with the application context: the dispatcher loop, the
  * worker pool, the result writer, and the periodic jobs (lease renewal and recovery, migration, index repair,
- * retention) on a {@link ThreadPoolTaskScheduler} of its own. Stopping happens in two steps, so that it fits a
+ * retention). The loops, the jobs and the pool's timers run on the starter's {@link TaskScheduler}, which needs a
+ * thread for each of them at once ({@link #SCHEDULER_THREADS}), so lease renewal never waits behind a job stuck on the
+ * database; handlers run on the executor the engine is given. Stopping happens in two steps, so that it fits a
  * container's grace period: first, before the web server drains its requests, the engine stops claiming and hands
  * back claimed tasks that never started; then, after the web server has stopped ({@link #drain()}, run by
  * {@link Drain}), it lets running handlers finish until {@code shutdown-timeout} after the first step and writes
@@ -35,6 +41,13 @@ public class DelayQueueEngine implements SmartLifecycle {
 
     /** After the web server has stopped ({@code DEFAULT_PHASE - 2048}): requests in flight may still schedule. */
     public static final int DRAIN_PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
+
+    /**
+     * The threads the starter's scheduler needs so that nothing waits for one: the dispatcher and result writer loops,
+     * five engine jobs, the clock alignment (or, without an engine, the index watch), the gauge refresh, and one for
+     * the short timer tasks (claimed-ahead starts, the lease guard).
+     */
+    public static final int SCHEDULER_THREADS = 10;
 
     /** How long stopping waits at most to write the results of the handlers that finished. */
     private static final long RESULT_WRITE_MILLIS = 5_000;
@@ -63,7 +76,9 @@ public class DelayQueueEngine implements SmartLifecycle {
 
     private final Map<Runnable, Duration> jobs = new HashMap<>();
 
-    private final ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler();
+    private final TaskScheduler scheduler;
+
+    private final List<ScheduledFuture<?>> scheduledJobs = new ArrayList<>();
 
     private volatile boolean running;
 
@@ -78,8 +93,10 @@ public class DelayQueueEngine implements SmartLifecycle {
 
     public DelayQueueEngine(EngineSettings settings, TaskStore store, @Nullable Indexer indexer,
             HandlerRegistry registry, PayloadCodec codec, RetryPolicy retryPolicy, Tiers tiers, QueueClock clock,
-            WakeSignal wake, TaskEvents events, HandlerInvoker invoker) {
+            WakeSignal wake, TaskEvents events, HandlerInvoker invoker, TaskScheduler scheduler,
+            Executor handlerExecutor) {
         this.settings = settings;
+        this.scheduler = scheduler;
         this.store = store;
         this.indexer = indexer;
         this.tiers = tiers;
@@ -91,7 +108,8 @@ public class DelayQueueEngine implements SmartLifecycle {
         TaskRunner runner = new TaskRunner(registry, codec, retryPolicy, tiers, clock, events, settings.instanceId(),
                 invoker);
         this.held = new HeldTasks(clock, worker.lease());
-        this.pool = new WorkerPool(worker.threads(), worker.prefetch(), held, registry, runner, resultWriter, clock);
+        this.pool = new WorkerPool(worker.threads(), worker.prefetch(), held, registry, runner, resultWriter, clock,
+                scheduler, handlerExecutor);
         resultWriter.onWritten(held::forget);
         TaskSource source = indexer == null ? new DatabaseTaskSource(store, terms, settings)
                 : new IndexTaskSource(indexer, store, terms, events, settings);
@@ -110,16 +128,13 @@ public class DelayQueueEngine implements SmartLifecycle {
                     hybrid.migrationInterval());
             jobs.put(new IndexRepair(indexer, store, wake), Duration.ofSeconds(1));
         }
-        // a thread per job: lease renewal must keep its pace while a migration or recovery waits on the database
-        scheduler.setPoolSize(jobs.size());
-        scheduler.setThreadNamePrefix("delay-scheduler-");
-        scheduler.setDaemon(true);
     }
 
     @Override
     public void start() {
-        scheduler.initialize();
-        resultWriter.start();
+        requireEnoughSchedulerThreads(scheduler);
+        resultWriter.start(scheduler);
+        pool.start();
         if (indexer != null) {
             try {
                 indexer.index().subscribe(wake::dueAt);
@@ -129,8 +144,8 @@ public class DelayQueueEngine implements SmartLifecycle {
                         + "retried, every second once Redis answers", ex.toString(), settings.redis().maxWait());
             }
         }
-        dispatcher.start();
-        jobs.forEach((job, interval) -> scheduler.scheduleWithFixedDelay(job, interval));
+        dispatcher.start(scheduler);
+        jobs.forEach((job, interval) -> scheduledJobs.add(scheduler.scheduleWithFixedDelay(job, interval)));
         keepAlive = keepAlive();
         running = true;
         log.info("Delay queue engine started: instance {}, {} worker thread(s), {} mode", settings.instanceId(),
@@ -191,10 +206,32 @@ public class DelayQueueEngine implements SmartLifecycle {
             Thread.currentThread().interrupt();
         }
         finally {
-            scheduler.shutdown();
+            cancelJobs(false);
             endKeepAlive();
         }
         log.info("Delay queue engine stopped: instance {}", settings.instanceId());
+    }
+
+    /**
+     * A pool with fewer threads than the engine's loops and jobs would let lease renewal wait behind a job stuck on
+     * the database, and another instance would then run tasks this one still runs: refuse to start.
+     */
+    static void requireEnoughSchedulerThreads(TaskScheduler scheduler) {
+        if (!(scheduler instanceof ThreadPoolTaskScheduler pool)) {
+            return;
+        }
+        int threads = pool.getScheduledThreadPoolExecutor().getCorePoolSize();
+        if (threads < SCHEDULER_THREADS) {
+            throw new IllegalStateException("The delay queue's task scheduler (bean 'delayQueueTaskScheduler') has "
+                    + threads + " thread(s); it needs at least " + SCHEDULER_THREADS + ", one for each of "
+                    + "its loops and periodic jobs, so that lease renewal never waits behind another job. Give the "
+                    + "bean a pool size of " + SCHEDULER_THREADS + " or more, or remove it to get the starter's.");
+        }
+    }
+
+    private void cancelJobs(boolean interrupt) {
+        scheduledJobs.forEach(job -> job.cancel(interrupt));
+        scheduledJobs.clear();
     }
 
     /** Parks until the engine has stopped, so the JVM does not exit when {@code main} returns. */
@@ -280,7 +317,7 @@ public class DelayQueueEngine implements SmartLifecycle {
         dispatcher.halt();
         pool.halt();
         resultWriter.halt();
-        scheduler.getScheduledExecutor().shutdownNow();
+        cancelJobs(true);
         if (indexer != null) {
             indexer.index().unsubscribe();
         }

@@ -9,15 +9,16 @@ import io.github.delayqueue.store.ClaimId;
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.Lease;
 import io.github.delayqueue.store.TaskStore;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.scheduling.TaskScheduler;
+
 /**
- * The consumer loop, on a thread of its own: wait for a free worker slot, claim that many due tasks from the
- * {@link TaskSource}, hand them to the {@link WorkerPool}; when nothing is due, sleep on the {@link WakeSignal}
- * until the source's next time or an earlier announced due time. A failing database or index is logged, backed off
- * and retried; the loop never dies of it.
+ * The consumer loop, on a thread of the engine's scheduler that it keeps while it runs: wait for a free worker slot,
+ * claim that many due tasks from the {@link TaskSource}, hand them to the {@link WorkerPool}; when nothing is due,
+ * sleep on the {@link WakeSignal} until the source's next time or an earlier announced due time. A failing database
+ * or index is logged, backed off and retried; the loop never dies of it.
  */
 final class Dispatcher {
 
@@ -61,7 +62,8 @@ final class Dispatcher {
 
     private volatile boolean running;
 
-    private @Nullable Thread thread;
+    /** The loop, while it runs on a thread of the engine's scheduler. */
+    private final LoopThread thread = new LoopThread();
 
     Dispatcher(TaskSource source, WorkerPool pool, HeldTasks held, WakeSignal wake, QueueClock clock, int batchSize,
             TaskStore store, ClaimTerms terms, Consumer<List<ClaimedTask>> handBack) {
@@ -76,12 +78,9 @@ final class Dispatcher {
         this.batchSize = batchSize;
     }
 
-    void start() {
+    void start(TaskScheduler scheduler) {
         running = true;
-        Thread t = new Thread(this::loop, "delay-dispatcher");
-        t.setDaemon(true);
-        t.start();
-        thread = t;
+        thread.start(scheduler, this::loop);
     }
 
     private void loop() {
@@ -180,19 +179,13 @@ final class Dispatcher {
     void stop() throws InterruptedException {
         running = false;
         wake.wakeNow();
-        Thread t = thread;
-        if (t != null) {
-            t.join(STOP_WAIT_MILLIS);
-        }
+        thread.join(STOP_WAIT_MILLIS);
     }
 
 
     /** Stops the loop at once: what a crash does. For fault tests. */
     void halt() {
         running = false;
-        Thread t = thread;
-        if (t != null) {
-            t.interrupt();
-        }
+        thread.interrupt();
     }
 }

@@ -224,6 +224,13 @@ final class HeldTasks {
         return released;
     }
 
+    /** Interrupts every running handler: its task is left to its lease, as if the lease were lost. */
+    void interruptRunning() {
+        for (Held entry : held.values()) {
+            entry.interrupt();
+        }
+    }
+
     /** Marks every task not started yet released, so none starts, and hands nothing back: what a crash does. */
     void abandonUnstarted() {
         for (Held entry : held.values()) {

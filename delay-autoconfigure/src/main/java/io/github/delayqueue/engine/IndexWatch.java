@@ -4,6 +4,8 @@ import java.time.Duration;
 
 import io.github.delayqueue.store.TaskStore;
 
+import org.springframework.scheduling.TaskScheduler;
+
 /**
  * Index repair on an instance that runs no engine ({@code delay.worker.enabled=false}). Once such a producer has seen
  * Redis fail, its {@link Indexer} stops trying so {@code schedule} never waits on a dead index; without this probe
@@ -16,8 +18,8 @@ public class IndexWatch extends PeriodicJob {
 
     private final IndexRepair repair;
 
-    public IndexWatch(Indexer indexer, TaskStore store, WakeSignal wake, Duration interval) {
-        super("delay-index-watch", interval);
+    public IndexWatch(TaskScheduler scheduler, Indexer indexer, TaskStore store, WakeSignal wake, Duration interval) {
+        super(scheduler, "index watch", interval);
         this.repair = new IndexRepair(indexer, store, wake);
     }
 

@@ -1,39 +1,41 @@
 package io.github.delayqueue.engine;
 
 import java.time.Duration;
-import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ScheduledFuture;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.context.SmartLifecycle;
+import org.springframework.scheduling.TaskScheduler;
 
 /**
- * A job that runs every interval on a daemon thread of its own while the application context runs: for work that
- * must go on whether or not this instance runs an engine, and must not wait behind the engine's jobs. Whatever a run
- * throws, an {@link Error} included, is logged and the next run keeps its schedule: a job that stopped silently
- * would take its guarantee with it (the clock alignment, "never early").
+ * A job that runs every interval on the starter's {@link TaskScheduler} while the application context runs: for work
+ * that must go on whether or not this instance runs an engine. One run at a time, so it holds at most one of the
+ * scheduler's threads and never waits behind the engine's jobs. Whatever a run throws, an {@link Error} included, is
+ * logged and the next run keeps its schedule: a job that stopped silently would take its guarantee with it (the clock
+ * alignment, "never early").
  */
 abstract class PeriodicJob implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(PeriodicJob.class);
 
-    private final String threadName;
+    private final TaskScheduler scheduler;
 
     private final Duration interval;
 
     private final FailureStreak failures;
 
-    private volatile @Nullable ScheduledExecutorService executor;
+    private volatile boolean running;
 
-    PeriodicJob(String threadName, Duration interval) {
-        this.threadName = threadName;
+    private volatile @Nullable ScheduledFuture<?> next;
+
+    PeriodicJob(TaskScheduler scheduler, String name, Duration interval) {
+        this.scheduler = scheduler;
         this.interval = interval;
-        this.failures = new FailureStreak(log, "The periodic job " + threadName);
+        this.failures = new FailureStreak(log, "The periodic job " + name);
     }
 
     /** One run. */
@@ -46,16 +48,11 @@ abstract class PeriodicJob implements SmartLifecycle {
 
     @Override
     public void start() {
-        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, threadName);
-            thread.setDaemon(true);
-            return thread;
-        });
-        executor = scheduler;
-        scheduleNext(scheduler);
+        running = true;
+        scheduleNext();
     }
 
-    private void run(ScheduledExecutorService scheduler) {
+    private void run() {
         try {
             runOnce();
             failures.succeeded();
@@ -64,13 +61,13 @@ abstract class PeriodicJob implements SmartLifecycle {
             failures.failed(ex);
         }
         finally {
-            if (executor == scheduler) {
-                scheduleNext(scheduler);
+            if (running) {
+                scheduleNext();
             }
         }
     }
 
-    private void scheduleNext(ScheduledExecutorService scheduler) {
+    private void scheduleNext() {
         long delay;
         try {
             delay = Math.max(1, nextDelay().toMillis());
@@ -79,24 +76,29 @@ abstract class PeriodicJob implements SmartLifecycle {
             delay = Math.max(1, interval.toMillis());
         }
         try {
-            scheduler.schedule(() -> run(scheduler), delay, TimeUnit.MILLISECONDS);
+            ScheduledFuture<?> scheduled = scheduler.schedule(this::run,
+                    scheduler.getClock().instant().plusMillis(delay));
+            next = scheduled;
+            if (!running) {
+                scheduled.cancel(false); // stopped while this run was ending
+            }
         }
         catch (RejectedExecutionException ex) {
-            // stopped meanwhile
+            // the scheduler is shutting down with the context
         }
     }
 
     @Override
     public void stop() {
-        ScheduledExecutorService scheduler = executor;
-        executor = null;
-        if (scheduler != null) {
-            scheduler.shutdownNow();
+        running = false;
+        ScheduledFuture<?> scheduled = next;
+        if (scheduled != null) {
+            scheduled.cancel(true);
         }
     }
 
     @Override
     public boolean isRunning() {
-        return executor != null;
+        return running;
     }
 }

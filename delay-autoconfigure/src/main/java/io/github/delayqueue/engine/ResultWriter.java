@@ -18,10 +18,13 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.scheduling.TaskScheduler;
+
 /**
- * Writes what happens to claimed tasks back to the database in batches, on a thread of its own: that a handler
- * started (so the attempt counts), how it ended, and claims the pool hands back unstarted, so a worker is free for
- * the next task as soon as its handler returns and the pool's timer never waits on the database. A start and an end
+ * Writes what happens to claimed tasks back to the database in batches, in a loop on a thread of the engine's
+ * scheduler: that a handler started (so the attempt counts), how it ended, and claims the pool hands back unstarted,
+ * so a worker is free for the next task as soon as its handler returns and the pool's timer never waits on the
+ * database. A start and an end
  * that fall in the same batch are one write. A failed write is retried (the tasks stay held and their leases
  * renewed) until it succeeds or the engine stops; then retries that re-enter the index are indexed.
  */
@@ -58,7 +61,8 @@ final class ResultWriter {
 
     private volatile long stopDeadline = Long.MAX_VALUE;
 
-    private @Nullable Thread thread;
+    /** The loop, while it runs on a thread of the engine's scheduler. */
+    private final LoopThread thread = new LoopThread();
 
     ResultWriter(TaskStore store, QueueClock clock, @Nullable Indexer indexer, WakeSignal wake, Tiers tiers) {
         this.store = store;
@@ -90,11 +94,8 @@ final class ResultWriter {
     private record HandBackItem(List<ClaimedTask> tasks) {
     }
 
-    void start() {
-        Thread t = new Thread(this::loop, "delay-result-writer");
-        t.setDaemon(true);
-        t.start();
-        thread = t;
+    void start(TaskScheduler scheduler) {
+        thread.start(scheduler, this::loop);
     }
 
     private void loop() {
@@ -209,19 +210,13 @@ final class ResultWriter {
     void stop(long timeoutMillis) throws InterruptedException {
         stopDeadline = System.currentTimeMillis() + timeoutMillis;
         stopping = true;
-        Thread t = thread;
-        if (t != null) {
-            t.join(Math.max(1, timeoutMillis + 1000));
-        }
+        thread.join(Math.max(1, timeoutMillis + 1000));
     }
 
     /** Stops at once, dropping unwritten results: what a crash does. For fault tests. */
     void halt() {
         queue.clear();
         stopping = true;
-        Thread t = thread;
-        if (t != null) {
-            t.interrupt();
-        }
+        thread.interrupt();
     }
 }

@@ -1,15 +1,17 @@
 package io.github.delayqueue.engine;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Semaphore;
 
 import io.github.delayqueue.engine.HeldTasks.Held;
 import io.github.delayqueue.handler.HandlerRegistry;
@@ -17,6 +19,8 @@ import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.Completion;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import org.springframework.scheduling.TaskScheduler;
 
 /**
  * The bounded pool claimed tasks run on. The dispatcher claims only as many tasks as the {@link HoldLimit} allows; a
@@ -26,17 +30,33 @@ import org.slf4j.LoggerFactory;
  * tasks handed back at shutdown; the ledger's lease guard runs on the pool's timer. When every thread is held by a
  * handler that runs far longer than usual, the tasks waiting for a thread are handed back at once for other instances
  * to run ({@link #shedWhileStuck}).
+ * <p>
+ * Handlers run on the executor it is given, never more than {@code threads} at once: the pool queues what waits for a
+ * thread itself, so any executor works, a thread per task (virtual threads) included. Timers (claimed-ahead starts,
+ * the lease guard) run on the engine's {@link TaskScheduler}, whose threads never wait on the database.
  */
 final class WorkerPool {
 
     private static final Logger log = LoggerFactory.getLogger(WorkerPool.class);
 
-    private final ThreadPoolExecutor executor;
+    private final Executor executor;
 
     private final HoldLimit holdLimit;
 
     /** Starts tasks claimed ahead of their due time when they fall due, and runs the lease guard. */
-    private final ScheduledThreadPoolExecutor timer;
+    private final TaskScheduler timer;
+
+    /** The guard and the stuck check, cancelled when the pool stops. */
+    private final List<ScheduledFuture<?>> checks = new ArrayList<>();
+
+    /** One permit per thread: a task goes to the executor only with one, so at most {@code threads} run at once. */
+    private final Semaphore freeThreads;
+
+    /** Tasks due to run, waiting for a thread, in the order they became due. */
+    private final Queue<Held> waiting = new ConcurrentLinkedQueue<>();
+
+    /** Signalled whenever a handler's run ends, for {@link #awaitRunning}. */
+    private final Object runEnded = new Object();
 
     private final QueueClock clock;
 
@@ -44,7 +64,7 @@ final class WorkerPool {
 
     private final TypeLanes lanes;
 
-    /** Tasks handed to the executor and not started yet: what waits for a thread. */
+    /** Tasks due to run and not started yet: what waits for a thread. */
     private final Set<Held> ready = ConcurrentHashMap.newKeySet();
 
     private final HandlerDurations durations = new HandlerDurations();
@@ -58,32 +78,26 @@ final class WorkerPool {
     private volatile boolean stopping;
 
     WorkerPool(int threads, int prefetch, HeldTasks held, HandlerRegistry registry, TaskRunner runner,
-            ResultWriter resultWriter, QueueClock clock) {
+            ResultWriter resultWriter, QueueClock clock, TaskScheduler timer, Executor executor) {
         this.holdLimit = new HoldLimit(threads, prefetch, durations);
         this.threads = threads;
+        this.freeThreads = new Semaphore(threads);
         this.clock = clock;
         this.held = held;
-        this.timer = new ScheduledThreadPoolExecutor(1, runnable -> {
-            Thread thread = new Thread(runnable, "delay-timer");
-            thread.setDaemon(true);
-            return thread;
-        });
-        this.timer.setRemoveOnCancelPolicy(true);
+        this.timer = timer;
+        this.executor = executor;
         this.lanes = new TypeLanes(registry);
         this.runner = runner;
         this.resultWriter = resultWriter;
-        AtomicInteger count = new AtomicInteger();
-        this.executor = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
-                runnable -> {
-                    Thread thread = new Thread(runnable, "delay-worker-" + count.incrementAndGet());
-                    thread.setDaemon(true);
-                    return thread;
-                });
-        // on the timer, which never waits on the database: the guard must run while the database hangs
-        long guardMillis = held.guardIntervalMillis();
-        this.timer.scheduleWithFixedDelay(held::guardLeases, guardMillis, guardMillis, TimeUnit.MILLISECONDS);
-        this.timer.scheduleWithFixedDelay(this::shedWhileStuck, SHED_CHECK_MILLIS, SHED_CHECK_MILLIS,
-                TimeUnit.MILLISECONDS);
+    }
+
+    /** Starts the lease guard and the stuck check: on the timer, which never waits on the database. */
+    void start() {
+        Instant first = timer.getClock().instant();
+        checks.add(timer.scheduleWithFixedDelay(held::guardLeases, first.plusMillis(held.guardIntervalMillis()),
+                Duration.ofMillis(held.guardIntervalMillis())));
+        checks.add(timer.scheduleWithFixedDelay(this::shedWhileStuck, first.plusMillis(SHED_CHECK_MILLIS),
+                Duration.ofMillis(SHED_CHECK_MILLIS)));
     }
 
     /** How often the pool looks whether every thread is stuck in a long handler. */
@@ -118,7 +132,7 @@ final class WorkerPool {
             long wait = task.dueAt() * 1_000 - now;
             if (wait > 0) {
                 try {
-                    timer.schedule(() -> offer(entry), wait, TimeUnit.MICROSECONDS);
+                    timer.schedule(() -> offer(entry), timer.getClock().instant().plusNanos(wait * 1_000));
                 }
                 catch (RejectedExecutionException ex) {
                     // shutting down: the task stays WAITING and is handed back
@@ -132,6 +146,9 @@ final class WorkerPool {
     }
 
     private void offer(Held entry) {
+        if (stopping) {
+            return; // released with the rest of the unstarted tasks
+        }
         Held runNow = lanes.offer(entry);
         if (runNow != null) {
             execute(runNow);
@@ -140,12 +157,27 @@ final class WorkerPool {
 
     private void execute(Held entry) {
         ready.add(entry);
-        try {
-            executor.execute(() -> run(entry));
-        }
-        catch (RejectedExecutionException ex) {
-            // Shutting down: the task stays WAITING and is handed back by releaseUnstarted.
-            ready.remove(entry);
+        waiting.add(entry);
+        startWaiting();
+    }
+
+    /** Hands waiting tasks to the executor while threads are free. */
+    private void startWaiting() {
+        while (!stopping && !waiting.isEmpty() && freeThreads.tryAcquire()) {
+            Held next = waiting.poll();
+            if (next == null) {
+                freeThreads.release(); // another thread took it; the loop looks again
+                continue;
+            }
+            try {
+                executor.execute(() -> run(next));
+            }
+            catch (RejectedExecutionException ex) {
+                // Shutting down: the task stays WAITING and is handed back by releaseUnstarted.
+                ready.remove(next);
+                freeThreads.release();
+                return;
+            }
         }
     }
 
@@ -184,9 +216,16 @@ final class WorkerPool {
         }
         finally {
             holdLimit.release();
+            freeThreads.release();
+            synchronized (runEnded) {
+                runEnded.notifyAll();
+            }
             Held next = lanes.next(entry.task.type());
             if (next != null) {
                 execute(next);
+            }
+            else {
+                startWaiting();
             }
         }
     }
@@ -224,25 +263,37 @@ final class WorkerPool {
      */
     synchronized List<ClaimedTask> releaseUnstarted() {
         stopping = true;
-        timer.shutdownNow();
-        executor.shutdown();
+        checks.forEach(check -> check.cancel(false));
+        waiting.clear();
         return held.releaseUnstarted();
     }
 
     /** Waits up to {@code timeoutMillis} for running handlers to return; {@code true} when all did. */
     boolean awaitRunning(long timeoutMillis) throws InterruptedException {
-        return executor.awaitTermination(timeoutMillis, TimeUnit.MILLISECONDS);
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
+        synchronized (runEnded) {
+            while (freeThreads.availablePermits() < threads) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                runEnded.wait(Math.max(1, left / 1_000_000));
+            }
+        }
+        return true;
     }
 
     /** Interrupts handlers still running after the shutdown timeout. */
     void interruptRunning() {
-        executor.shutdownNow();
+        held.interruptRunning();
     }
 
-    /** Stops every worker thread at once without handing anything back: what a crash does. For fault tests. */
+    /** Stops every handler at once without handing anything back: what a crash does. For fault tests. */
     void halt() {
+        stopping = true;
+        checks.forEach(check -> check.cancel(false));
+        waiting.clear();
         held.abandonUnstarted();
-        timer.shutdownNow();
-        executor.shutdownNow();
+        held.interruptRunning();
     }
 }

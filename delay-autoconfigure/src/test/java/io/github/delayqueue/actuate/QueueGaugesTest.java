@@ -12,6 +12,7 @@ import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.engine.QueueClock;
 import io.github.delayqueue.store.TaskInspector;
 import org.junit.jupiter.api.Test;
+import io.github.delayqueue.engine.TestScheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -33,7 +34,8 @@ class QueueGaugesTest {
                     case "overdue" -> new TaskInspector.Overdue(TaskInspector.Count.exact(0), null);
                     default -> throw new AssertionError("unexpected call: " + method.getName());
                 });
-        QueueGauges gauges = new QueueGauges(inspector, null, new QueueClock(Clock.systemUTC()), Duration.ofMillis(20));
+        QueueGauges gauges = new QueueGauges(inspector, null, new QueueClock(Clock.systemUTC()), Duration.ofMillis(20),
+                TestScheduler.SHARED);
         gauges.start();
         try {
             await().atMost(5, TimeUnit.SECONDS).untilAsserted(() -> assertThat(gauges.lastRefresh()).isNotNull());

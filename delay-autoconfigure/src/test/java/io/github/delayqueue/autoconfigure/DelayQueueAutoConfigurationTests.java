@@ -75,6 +75,7 @@ import org.springframework.core.env.MapPropertySource;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import io.github.delayqueue.engine.TestScheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -184,7 +185,8 @@ class DelayQueueAutoConfigurationTests {
                         () -> new RetryPolicy(9, new Backoff(Duration.ofSeconds(1), 1.0, Duration.ofSeconds(1)))),
                 beanOfItsOwn(DelayQueue.class, () -> unusable(DelayQueue.class)),
                 beanOfItsOwn(ClockAligner.class,
-                        () -> new ClockAligner(clock, () -> System.currentTimeMillis() * 1000, Duration.ofMinutes(1)),
+                        () -> new ClockAligner(TestScheduler.SHARED, clock, () -> System.currentTimeMillis() * 1000,
+                                Duration.ofMinutes(1)),
                         "delay.clock.source=database"),
                 beanOfItsOwn(TimeIndex.class, () -> new InMemoryTimeIndex(1), "delay.mode=hybrid"));
     }

@@ -20,6 +20,7 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConf
 import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import io.github.delayqueue.engine.TestScheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -83,7 +84,7 @@ class DelayQueueMetricsAutoConfigurationTests {
         TaskMeters meters = new TaskMeters(new SimpleMeterRegistry());
         runner.withBean(TaskMeters.class, () -> meters)
             .withBean(QueueGauges.class, () -> new QueueGauges(new InMemoryTaskInspector(new InMemoryTaskStore()),
-                    null, new QueueClock(java.time.Clock.systemUTC()), Duration.ofMinutes(1)))
+                    null, new QueueClock(java.time.Clock.systemUTC()), Duration.ofMinutes(1), TestScheduler.SHARED))
             .run(context -> {
                 assertThat(context).hasSingleBean(TaskMeters.class);
                 assertThat(context.getBean(TaskMeters.class)).isSameAs(meters);

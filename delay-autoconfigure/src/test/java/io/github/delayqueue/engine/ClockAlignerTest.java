@@ -103,7 +103,8 @@ class ClockAlignerTest {
     @Test
     void realignsAfterOneAndTenSecondsThenEveryInterval() {
         ScriptedClock local = new ScriptedClock().repeating(T0);
-        ClockAligner aligner = new ClockAligner(new QueueClock(local), () -> T0, Duration.ofMinutes(1));
+        ClockAligner aligner = new ClockAligner(TestScheduler.SHARED, new QueueClock(local), () -> T0,
+                Duration.ofMinutes(1));
         assertThat(aligner.nextDelay()).isEqualTo(Duration.ofSeconds(1));
         aligner.runOnce();
         assertThat(aligner.nextDelay()).isEqualTo(Duration.ofSeconds(9));
@@ -112,7 +113,8 @@ class ClockAlignerTest {
         aligner.runOnce();
         assertThat(aligner.nextDelay()).isEqualTo(Duration.ofMinutes(1));
 
-        ClockAligner fast = new ClockAligner(new QueueClock(local), () -> T0, Duration.ofMillis(200));
+        ClockAligner fast = new ClockAligner(TestScheduler.SHARED, new QueueClock(local), () -> T0,
+                Duration.ofMillis(200));
         assertThat(fast.nextDelay()).as("never later than the interval").isEqualTo(Duration.ofMillis(200));
     }
 
@@ -128,7 +130,7 @@ class ClockAlignerTest {
             return now.getEpochSecond() * 1_000_000 + now.getNano() / 1_000 + aheadMicros;
         };
         QueueClock clock = new QueueClock(Clock.systemUTC());
-        ClockAligner aligner = new ClockAligner(clock, reference, Duration.ofMinutes(1));
+        ClockAligner aligner = new ClockAligner(TestScheduler.SHARED, clock, reference, Duration.ofMinutes(1));
         assertThat(clock.offsetMillis()).isZero();
         aligner.start();
         try {
@@ -141,7 +143,7 @@ class ClockAlignerTest {
     }
 
     private static ClockAligner aligner(QueueClock clock, LongSupplier reference) {
-        return new ClockAligner(clock, reference, Duration.ofMinutes(1));
+        return new ClockAligner(TestScheduler.SHARED, clock, reference, Duration.ofMinutes(1));
     }
 
     /** A clock that returns the instants it was given, in order, or one instant forever. */

@@ -30,7 +30,8 @@ class DispatcherTest {
                 new RetryPolicy(3, new Backoff(Duration.ofSeconds(1), 1, Duration.ofSeconds(1))),
                 Tiers.databaseOnly(), clock, TaskEvents.NONE, "test", HandlerInvoker.DIRECT);
         HeldTasks held = new HeldTasks(clock, Duration.ofSeconds(30));
-        WorkerPool pool = new WorkerPool(2, 0, held, registry, runner, resultWriter, clock);
+        WorkerPool pool = new WorkerPool(2, 0, held, registry, runner, resultWriter, clock, TestScheduler.SHARED,
+                TestScheduler.handlerThreads());
         AtomicInteger fetches = new AtomicInteger();
         TaskSource failing = (now, limit) -> {
             fetches.incrementAndGet();
@@ -39,7 +40,7 @@ class DispatcherTest {
         Dispatcher dispatcher = new Dispatcher(failing, pool, held, wake, clock, 100, store,
                 new ClaimTerms("test", Duration.ofSeconds(30)), tasks -> {
                 });
-        dispatcher.start();
+        dispatcher.start(TestScheduler.SHARED);
         Thread.sleep(2_000);
         dispatcher.stop();
 

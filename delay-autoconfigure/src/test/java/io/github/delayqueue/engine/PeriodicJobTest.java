@@ -14,7 +14,7 @@ class PeriodicJobTest {
     @Test
     void aRunThatThrowsAnErrorDoesNotCancelTheNextRuns() {
         AtomicInteger runs = new AtomicInteger();
-        PeriodicJob job = new PeriodicJob("delay-test-job", Duration.ofMillis(20)) {
+        PeriodicJob job = new PeriodicJob(TestScheduler.SHARED, "test job", Duration.ofMillis(20)) {
             @Override
             void runOnce() {
                 int run = runs.incrementAndGet();

@@ -67,7 +67,7 @@ class ResultWriterTest {
             writer.submit(new Completion.Succeeded(task.id(), task.claim()));
         }
 
-        writer.start();
+        writer.start(TestScheduler.SHARED);
 
         await().atMost(Duration.ofSeconds(5)).until(() -> store.finishes.get() == 1);
         assertThat(claimed).allSatisfy(task -> {
@@ -80,7 +80,7 @@ class ResultWriterTest {
     @Test
     void aStartIsWrittenBeforeItsEndSoTheAttemptCountsWhileItRuns() {
         ClaimedTask task = claim(1, T0).get(0);
-        writer.start();
+        writer.start(TestScheduler.SHARED);
 
         writer.started(task.claimId());
 
@@ -96,7 +96,7 @@ class ResultWriterTest {
     void handedBackClaimsArePendingAgainInTheirTierUncountedAndTheNearOnesIndexed() {
         ClaimedTask near = claimOne(T0 + 10_000);
         ClaimedTask far = claimOne(T0 + 2 * 3_600_000);
-        writer.start();
+        writer.start(TestScheduler.SHARED);
 
         writer.handBack(List.of(near, far));
 
@@ -112,7 +112,7 @@ class ResultWriterTest {
         ClaimedTask task = claim(1, T0).get(0);
         List<List<ClaimId>> written = new CopyOnWriteArrayList<>();
         writer.onWritten(written::add);
-        writer.start();
+        writer.start(TestScheduler.SHARED);
 
         writer.submit(new Completion.Retry(task.id(), task.claim(), TaskStatus.QUEUED, T0 + 5, 1, "boom"));
 
@@ -130,7 +130,7 @@ class ResultWriterTest {
     void aFailedWriteIsTriedAgainUntilTheStoreTakesIt() {
         ClaimedTask task = claim(1, T0).get(0);
         store.failingFinishes.set(2);
-        writer.start();
+        writer.start(TestScheduler.SHARED);
 
         writer.submit(new Completion.Succeeded(task.id(), task.claim()));
 
@@ -146,7 +146,7 @@ class ResultWriterTest {
                 TaskStatus.QUEUED, T0 + 60_000, 0, "lease expired"));
         ClaimedTask current = store.claimIds(List.of(lost.id()), T0 + 60_000, new Lease("other", T0 + 90_000,
                 T0 + 60_000)).get(0);
-        writer.start();
+        writer.start(TestScheduler.SHARED);
 
         writer.started(lost.claimId());
         writer.submit(new Completion.Failed(lost.id(), lost.claim(), 1, "stale"));
@@ -159,7 +159,7 @@ class ResultWriterTest {
     @Test
     void stoppingWritesWhatIsQueuedFirst() throws InterruptedException {
         List<ClaimedTask> claimed = claim(50, T0);
-        writer.start();
+        writer.start(TestScheduler.SHARED);
         claimed.forEach(task -> writer.submit(new Completion.Succeeded(task.id(), task.claim())));
 
         writer.stop(2_000);
@@ -172,7 +172,7 @@ class ResultWriterTest {
     void stoppingGivesUpOnAStoreThatKeepsFailingOnceTheTimeoutIsOver() {
         ClaimedTask task = claim(1, T0).get(0);
         store.failingFinishes.set(Integer.MAX_VALUE);
-        writer.start();
+        writer.start(TestScheduler.SHARED);
         writer.submit(new Completion.Succeeded(task.id(), task.claim()));
 
         assertTimeoutPreemptively(Duration.ofSeconds(4), () -> writer.stop(300));
@@ -185,7 +185,7 @@ class ResultWriterTest {
     @Test
     void theResultsOfManyWorkersAtOnceAreAllWrittenInBatches() throws Exception {
         List<ClaimedTask> claimed = claim(2_000, T0);
-        writer.start();
+        writer.start(TestScheduler.SHARED);
         ExecutorService workers = Executors.newFixedThreadPool(8);
         CountDownLatch go = new CountDownLatch(1);
         try {

@@ -65,7 +65,7 @@ class WorkerPoolTest {
         QueueClock clock = new QueueClock(Clock.systemUTC());
         WakeSignal wake = new WakeSignal(clock);
         resultWriter = new ResultWriter(store, clock, null, wake, Tiers.databaseOnly());
-        resultWriter.start();
+        resultWriter.start(TestScheduler.SHARED);
         HandlerRegistry registry = new HandlerRegistry();
         registry.register(handler("slow", () -> slowGate.await(30, TimeUnit.SECONDS)));
         registry.register(handler("fast", () -> {
@@ -74,7 +74,8 @@ class WorkerPoolTest {
                 new RetryPolicy(3, new Backoff(Duration.ofSeconds(1), 1, Duration.ofSeconds(1))),
                 Tiers.databaseOnly(), clock, TaskEvents.NONE, "test", HandlerInvoker.DIRECT);
         pool = new WorkerPool(threads, prefetch, new HeldTasks(clock, Duration.ofSeconds(30)), registry, runner,
-                resultWriter, clock);
+                resultWriter, clock, TestScheduler.SHARED, TestScheduler.handlerThreads());
+        pool.start();
         return pool;
     }
 

@@ -159,7 +159,8 @@ public abstract class TimeIndexContract {
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
             for (List<Long> heard : List.of(heardByFirst, heardBySecond)) {
                 assertThat(heard).containsExactlyInAnyOrderElementsOf(heads);
-                assertThat(heard.indexOf(T0 + 1_000)).as("shard 1's heads in order").isLessThan(heard.indexOf(T0 + 400));
+                assertThat(heard.indexOf(T0 + 1_000)).as("shard 1's heads in order")
+                    .isLessThan(heard.indexOf(T0 + 400));
             }
         });
     }
