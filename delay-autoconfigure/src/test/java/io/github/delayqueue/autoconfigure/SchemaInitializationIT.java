@@ -15,6 +15,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.liquibase.autoconfigure.LiquibaseAutoConfiguration;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -26,7 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * {@code delay.jdbc.initialize-schema} on a real, empty database, and the queue's schema as one of Spring Boot's
  * database initializers: what an application marks {@link DependsOnDatabaseInitialization} finds the task table.
- * (The application's own Flyway beside it: {@code OwnFlywayBesideTheQueueIT} in the sample app.)
+ * The application's own Liquibase beside it needs no setting (its own Flyway: {@code OwnFlywayBesideTheQueueIT} in the
+ * sample app).
  */
 class SchemaInitializationIT {
 
@@ -79,6 +81,29 @@ class SchemaInitializationIT {
                 assertThat(context).hasNotFailed();
                 assertThat(tables(db)).contains("delay_task", "delay_task_schema_history");
                 context.getBean(DelayQueue.class).schedule("t", "x", Duration.ofMinutes(1));
+            });
+    }
+
+    /**
+     * The application's changelog runs first, on the empty database, and the queue's schema after it; an application
+     * bean that waits for database initialization finds both.
+     */
+    @Test
+    void theApplicationsOwnLiquibaseRunsBesideTheQueuesSchemaWithoutASetting() {
+        TestDatabase db = TestServices.newDatabase();
+        runner.withConfiguration(AutoConfigurations.of(LiquibaseAutoConfiguration.class))
+            .withUserConfiguration(ReadsTheTaskTableAtStartup.class)
+            .withPropertyValues(db.springProperties())
+            // on in this test only (see the test application.properties); the changelog is at Boot's default place
+            .withPropertyValues("spring.liquibase.enabled=true")
+            .run(context -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context.getBean(PendingAtStartup.class).count()).isZero();
+                assertThat(tables(db)).contains("orders", "databasechangelog", "delay_task",
+                        "delay_task_schema_history");
+                assertThat(new JdbcTemplate(db.dataSource())
+                    .queryForList("SELECT id FROM DATABASECHANGELOG ORDER BY ORDEREXECUTED", String.class))
+                    .containsExactly("orders-1");
             });
     }
 
