@@ -26,10 +26,10 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.scheduling.TaskScheduler;
 
 /**
- * Gauges of what the queue holds, read from a snapshot that a thread of its own refreshes every interval: a scrape
- * never queries the database or Redis, however often it comes and however many registries there are. A value that
- * could not be read is {@code NaN} until the next refresh that succeeds, so a stale number never passes for a fresh
- * one.
+ * Gauges of what the queue holds, read from a snapshot that a job on the queue's scheduler refreshes every interval:
+ * a scrape never queries the database or Redis, however often it comes and however many registries there are. A value
+ * that could not be read is {@code NaN} until the next refresh that succeeds, so a stale number never passes for a
+ * fresh one.
  *
  * <ul>
  * <li>{@code delay.tasks.pending} {status = scheduled | queued | running}: unfinished tasks</li>
