@@ -2,7 +2,10 @@ package io.github.delayqueue.store;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 import io.github.delayqueue.api.TaskStatus;
@@ -11,8 +14,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Deletes finished rows past their retention ({@link TaskStore#purge}). On a connection of its own, under the purge
- * lock, in READ COMMITTED and autocommit: each statement locks only the rows it deletes, never a gap a cancel or a
- * completion would insert into, and commits them at once.
+ * lock, in READ COMMITTED and autocommit: a batch's ids are read from the {@code (status, updated_at)} index, then
+ * deleted by id, so each statement locks only the rows it deletes, never a gap a cancel or a completion would insert
+ * into, and commits them at once.
  */
 final class TaskPurge {
 
@@ -20,13 +24,16 @@ final class TaskPurge {
 
     private final String table;
 
-    private final String purge;
+    private final String candidates;
+
+    /** Ids named in one {@code DELETE}: a statement far below any packet or placeholder limit. */
+    private static final int MAX_IDS_PER_DELETE = 1_000;
 
     /** @param table the quoted table name */
     TaskPurge(JdbcTemplate jdbc, String table) {
         this.jdbc = jdbc;
         this.table = table;
-        this.purge = TaskSql.PURGE.formatted(table);
+        this.candidates = TaskSql.PURGE_CANDIDATES.formatted(table);
     }
 
     /** See {@link TaskStore#purge}. */
@@ -41,17 +48,14 @@ final class TaskPurge {
             long deadline = System.nanoTime() + budgetMillis * 1_000_000;
             try {
                 connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-                try (PreparedStatement delete = connection.prepareStatement(purge)) {
+                try (PreparedStatement select = connection.prepareStatement(candidates)) {
                     for (Map.Entry<TaskStatus, Long> cutoff : changedBefore.entrySet()) {
-                        int n;
+                        List<Long> ids;
                         do {
-                            delete.setString(1, cutoff.getKey().name());
-                            delete.setLong(2, cutoff.getValue());
-                            delete.setInt(3, batchSize);
-                            n = delete.executeUpdate();
-                            total += n;
+                            ids = candidates(select, cutoff.getKey(), cutoff.getValue(), batchSize);
+                            total += delete(connection, ids, cutoff.getKey(), cutoff.getValue());
                         }
-                        while (n == batchSize && System.nanoTime() < deadline);
+                        while (ids.size() == batchSize && System.nanoTime() < deadline);
                     }
                 }
             }
@@ -62,6 +66,39 @@ final class TaskPurge {
             return total;
         });
         return deleted == null ? 0 : deleted;
+    }
+
+    private static List<Long> candidates(PreparedStatement select, TaskStatus status, long before, int limit)
+            throws SQLException {
+        select.setString(1, status.name());
+        select.setLong(2, before);
+        select.setInt(3, limit);
+        List<Long> ids = new ArrayList<>(limit);
+        try (ResultSet rows = select.executeQuery()) {
+            while (rows.next()) {
+                ids.add(rows.getLong(1));
+            }
+        }
+        return ids;
+    }
+
+    /** Deletes in statements of at most {@link #MAX_IDS_PER_DELETE} ids, whatever the batch size. */
+    private int delete(Connection connection, List<Long> ids, TaskStatus status, long before) throws SQLException {
+        int deleted = 0;
+        for (int from = 0; from < ids.size(); from += MAX_IDS_PER_DELETE) {
+            List<Long> chunk = ids.subList(from, Math.min(ids.size(), from + MAX_IDS_PER_DELETE));
+            String sql = TaskSql.forIds(TaskSql.PURGE, table, chunk.size());
+            try (PreparedStatement delete = connection.prepareStatement(sql)) {
+                int i = 1;
+                for (long id : chunk) {
+                    delete.setLong(i++, id);
+                }
+                delete.setString(i++, status.name());
+                delete.setLong(i, before);
+                deleted += delete.executeUpdate();
+            }
+        }
+        return deleted;
     }
 
     private static String catalog(Connection connection) throws SQLException {

@@ -152,9 +152,18 @@ final class TaskSql {
      */
     static final String DATABASE_TIME = "SELECT TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6))";
 
-    /** The oldest finished rows of one status, by the {@code (status, updated_at)} index: it stops at the cutoff. */
+    /**
+     * The oldest finished rows of one status, read from the {@code (status, updated_at)} index alone: it stops at the
+     * cutoff. A {@code DELETE ... ORDER BY updated_at LIMIT} is planned on its own by the server, and MariaDB plans it
+     * on the {@code (status, due_at)} index with a filesort of every finished row (6 s at 2 million rows, a minute at
+     * 10 million); this read is planned as the covering range it is.
+     */
+    static final String PURGE_CANDIDATES = """
+            SELECT id FROM %1$s WHERE status = ? AND updated_at < ? ORDER BY updated_at LIMIT ?""";
+
+    /** Deletes purge candidates by id, only while still finished before the cutoff (a rerun moves a row on). */
     static final String PURGE = """
-            DELETE FROM %1$s WHERE status = ? AND updated_at < ? ORDER BY updated_at LIMIT ?""";
+            DELETE FROM %1$s WHERE id IN (%2$s) AND status = ? AND updated_at < ?""";
 
     private TaskSql() {
     }

@@ -44,7 +44,8 @@ class WatchAndOutcomesTest {
             .isEqualTo(SqlWatch.Kind.MARK_RUNNING);
         assertThat(ClientCounters.kind(LibrarySql.MARK_SUCCEEDED.formatted(table, LibrarySql.placeholders(3),
                 LibrarySql.pairPlaceholders(3)))).isEqualTo(SqlWatch.Kind.MARK_SUCCEEDED);
-        assertThat(ClientCounters.kind(LibrarySql.PURGE.formatted(table))).isEqualTo(SqlWatch.Kind.PURGE);
+        assertThat(ClientCounters.kind(LibrarySql.PURGE.formatted(table, LibrarySql.placeholders(3))))
+            .isEqualTo(SqlWatch.Kind.PURGE);
         // locking reads that are not claims: no claim round starts at them
         assertThat(ClientCounters.kind(LibrarySql.SELECT_FOR_MIGRATION.formatted(table)))
             .isEqualTo(SqlWatch.Kind.OTHER);
