@@ -55,7 +55,7 @@ final class WorkerPool {
     /** Tasks due to run, waiting for a thread, in the order they became due. */
     private final Queue<Held> waiting = new ConcurrentLinkedQueue<>();
 
-    /** Signalled whenever a handler's run ends, for {@link #awaitRunning}. */
+    /** Signalled whenever a handler thread gives its permit back, for {@link #awaitRunning}. */
     private final Object runEnded = new Object();
 
     private final QueueClock clock;
@@ -161,23 +161,38 @@ final class WorkerPool {
         startWaiting();
     }
 
-    /** Hands waiting tasks to the executor while threads are free. */
+    /** Starts a handler thread for waiting tasks while fewer than {@code threads} run. */
     private void startWaiting() {
         while (!stopping && !waiting.isEmpty() && freeThreads.tryAcquire()) {
-            Held next = waiting.poll();
-            if (next == null) {
-                freeThreads.release(); // another thread took it; the loop looks again
-                continue;
-            }
             try {
-                executor.execute(() -> run(next));
+                executor.execute(this::runWaiting);
             }
             catch (RejectedExecutionException ex) {
-                // Shutting down: the task stays WAITING and is handed back by releaseUnstarted.
-                ready.remove(next);
+                // Shutting down: the tasks stay WAITING and are handed back by releaseUnstarted.
                 freeThreads.release();
                 return;
             }
+        }
+    }
+
+    /**
+     * On a handler thread, holding one of the {@code threads} permits: runs waiting tasks one after the other until
+     * none is left, as a pool's worker takes the next task from its queue, so a busy pool hands no task from thread
+     * to thread.
+     */
+    private void runWaiting() {
+        try {
+            Held next;
+            while (!stopping && (next = waiting.poll()) != null) {
+                run(next);
+            }
+        }
+        finally {
+            freeThreads.release();
+            synchronized (runEnded) {
+                runEnded.notifyAll();
+            }
+            startWaiting(); // a task queued after the last look, while this thread still held its permit
         }
     }
 
@@ -216,16 +231,9 @@ final class WorkerPool {
         }
         finally {
             holdLimit.release();
-            freeThreads.release();
-            synchronized (runEnded) {
-                runEnded.notifyAll();
-            }
             Held next = lanes.next(entry.task.type());
             if (next != null) {
                 execute(next);
-            }
-            else {
-                startWaiting();
             }
         }
     }
