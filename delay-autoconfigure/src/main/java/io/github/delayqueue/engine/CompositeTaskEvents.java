@@ -73,4 +73,9 @@ final class CompositeTaskEvents implements TaskEvents {
     public void indexRebuilt(int tasks) {
         each("indexRebuilt", l -> l.indexRebuilt(tasks));
     }
+
+    @Override
+    public void workFailed(String work) {
+        each("workFailed", l -> l.workFailed(work));
+    }
 }

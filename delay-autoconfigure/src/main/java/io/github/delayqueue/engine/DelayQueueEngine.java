@@ -2,11 +2,8 @@ package io.github.delayqueue.engine;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ScheduledFuture;
 
 import io.github.delayqueue.handler.HandlerInvoker;
 import io.github.delayqueue.handler.HandlerRegistry;
@@ -31,8 +28,11 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  * container's grace period: first, before the web server drains its requests, the engine stops claiming and hands
  * back claimed tasks that never started; then, after the web server has stopped ({@link #drain()}, run by
  * {@link Drain}), it lets running handlers finish until {@code shutdown-timeout} after the first step and writes
- * their results. Only a handler still running then leaves its task to the lease. While it runs, one non-daemon thread
- * keeps the JVM up, so an application without a web server does not exit when its {@code main} returns.
+ * their results. Lease renewal and the lease guard go on until the last handler has ended, so a handler whose lease
+ * cannot be renewed during the drain is interrupted before another instance may take its task. Only a handler still
+ * running at the timeout leaves its task to the lease. A stopped engine can be started again (a context stopped and
+ * started, a checkpoint restored) and then works as after its first start. While it runs, one non-daemon thread keeps
+ * the JVM up, so an application without a web server does not exit when its {@code main} returns.
  */
 public class DelayQueueEngine implements SmartLifecycle {
 
@@ -44,10 +44,11 @@ public class DelayQueueEngine implements SmartLifecycle {
 
     /**
      * The threads the starter's scheduler needs so that nothing waits for one: the dispatcher and result writer loops,
-     * five engine jobs, the clock alignment (or, without an engine, the index watch), the gauge refresh, and one for
-     * the short timer tasks (claimed-ahead starts, the lease guard).
+     * five engine jobs, the index writes that follow the engine's own database writes, the clock alignment (or,
+     * without an engine, the index watch), the gauge refresh, and one for the short timer tasks (claimed-ahead starts,
+     * the lease guard).
      */
-    public static final int SCHEDULER_THREADS = 10;
+    public static final int SCHEDULER_THREADS = 11;
 
     /** How long stopping waits at most to write the results of the handlers that finished. */
     private static final long RESULT_WRITE_MILLIS = 5_000;
@@ -74,11 +75,11 @@ public class DelayQueueEngine implements SmartLifecycle {
 
     private final Dispatcher dispatcher;
 
-    private final Map<Runnable, Duration> jobs = new HashMap<>();
+    private final List<PeriodicJob> jobs = new ArrayList<>();
 
     private final TaskScheduler scheduler;
 
-    private final List<ScheduledFuture<?>> scheduledJobs = new ArrayList<>();
+    private final IndexWrites indexWrites;
 
     private volatile boolean running;
 
@@ -104,7 +105,8 @@ public class DelayQueueEngine implements SmartLifecycle {
         this.wake = wake;
         EngineSettings.Worker worker = settings.worker();
         ClaimTerms terms = new ClaimTerms(settings.instanceId(), worker.lease());
-        this.resultWriter = new ResultWriter(store, clock, indexer, wake, tiers);
+        this.indexWrites = new IndexWrites(indexer, scheduler);
+        this.resultWriter = new ResultWriter(store, clock, indexWrites, wake, tiers, events);
         TaskRunner runner = new TaskRunner(registry, codec, retryPolicy, tiers, clock, events, settings.instanceId(),
                 invoker);
         this.held = new HeldTasks(clock, worker.lease());
@@ -114,25 +116,34 @@ public class DelayQueueEngine implements SmartLifecycle {
         TaskSource source = indexer == null ? new DatabaseTaskSource(store, terms, settings)
                 : new IndexTaskSource(indexer, store, terms, events, settings);
         this.dispatcher = new Dispatcher(source, pool, held, wake, clock, worker.batchSize(), store, terms,
-                this::handBack);
-        jobs.put(new LeaseKeeper(store, held, terms, clock, tiers, indexer), worker.lease().dividedBy(3));
-        jobs.put(new LeaseRecovery(store, registry, retryPolicy, tiers, clock, indexer, wake, events),
-                worker.recoveryInterval());
+                this::handBack, events);
+        job("lease renewal", worker.lease().dividedBy(3), new LeaseKeeper(store, held, terms, clock, tiers,
+                indexWrites), events);
+        job("lease recovery", worker.recoveryInterval(), new LeaseRecovery(store, registry, retryPolicy, tiers, clock,
+                indexWrites, wake, events), events);
         EngineSettings.Retention retention = settings.retention();
         if (!retention.byStatus().isEmpty()) {
-            jobs.put(new RetentionPurge(store, retention, clock), retention.interval());
+            job("retention purge", retention.interval(), new RetentionPurge(store, retention, clock), events);
         }
         if (indexer != null) {
             EngineSettings.Hybrid hybrid = settings.hybrid();
-            jobs.put(new Migrator(store, indexer, tiers, clock, hybrid.migrationBatchSize(), wake, events),
-                    hybrid.migrationInterval());
-            jobs.put(new IndexRepair(indexer, store, wake), Duration.ofSeconds(1));
+            job("migration", hybrid.migrationInterval(), new Migrator(store, indexer, tiers, clock,
+                    hybrid.migrationBatchSize(), wake, events), events);
+            job("index repair", Duration.ofSeconds(1), new IndexRepair(indexer, store, wake), events);
         }
     }
 
+    private void job(String name, Duration interval, Runnable body, TaskEvents events) {
+        jobs.add(PeriodicJob.of(scheduler, name, interval, events, body));
+    }
+
     @Override
-    public void start() {
+    public synchronized void start() {
+        if (running) {
+            return;
+        }
         requireEnoughSchedulerThreads(scheduler);
+        drain(); // a stop whose drain did not run yet (no drain lifecycle ran it): finish it first
         resultWriter.start(scheduler);
         pool.start();
         if (indexer != null) {
@@ -145,7 +156,7 @@ public class DelayQueueEngine implements SmartLifecycle {
             }
         }
         dispatcher.start(scheduler);
-        jobs.forEach((job, interval) -> scheduledJobs.add(scheduler.scheduleWithFixedDelay(job, interval)));
+        jobs.forEach(PeriodicJob::start);
         keepAlive = keepAlive();
         running = true;
         log.info("Delay queue engine started: instance {}, {} worker thread(s), {} mode", settings.instanceId(),
@@ -157,7 +168,7 @@ public class DelayQueueEngine implements SmartLifecycle {
      * for them, after the web server has stopped when {@link Drain} runs it, or right here otherwise.
      */
     @Override
-    public void stop() {
+    public synchronized void stop() {
         if (!running) {
             return;
         }
@@ -185,7 +196,7 @@ public class DelayQueueEngine implements SmartLifecycle {
      * Waits for running handlers until {@code shutdown-timeout} after claiming stopped, writes their results and
      * stops the engine's threads; a handler still running is interrupted and its task left to the lease.
      */
-    void drain() {
+    synchronized void drain() {
         if (!drainPending) {
             return;
         }
@@ -206,7 +217,8 @@ public class DelayQueueEngine implements SmartLifecycle {
             Thread.currentThread().interrupt();
         }
         finally {
-            cancelJobs(false);
+            pool.stopGuard();
+            jobs.forEach(PeriodicJob::stop);
             endKeepAlive();
         }
         log.info("Delay queue engine stopped: instance {}", settings.instanceId());
@@ -227,11 +239,6 @@ public class DelayQueueEngine implements SmartLifecycle {
                     + "its loops and periodic jobs, so that lease renewal never waits behind another job. Give the "
                     + "bean a pool size of " + SCHEDULER_THREADS + " or more, or remove it to get the starter's.");
         }
-    }
-
-    private void cancelJobs(boolean interrupt) {
-        scheduledJobs.forEach(job -> job.cancel(interrupt));
-        scheduledJobs.clear();
     }
 
     /** Parks until the engine has stopped, so the JVM does not exit when {@code main} returns. */
@@ -263,7 +270,7 @@ public class DelayQueueEngine implements SmartLifecycle {
             return;
         }
         try {
-            HandBack.release(store, tiers, indexer, unstarted, clock.now());
+            HandBack.release(store, tiers, indexWrites, unstarted, clock.now());
             log.info("Handed back {} claimed task(s) that had not started", unstarted.size());
         }
         catch (RuntimeException ex) {
@@ -317,7 +324,7 @@ public class DelayQueueEngine implements SmartLifecycle {
         dispatcher.halt();
         pool.halt();
         resultWriter.halt();
-        cancelJobs(true);
+        jobs.forEach(PeriodicJob::stop);
         if (indexer != null) {
             indexer.index().unsubscribe();
         }
@@ -345,5 +352,21 @@ public class DelayQueueEngine implements SmartLifecycle {
 
     public int capacity() {
         return pool.capacity();
+    }
+
+    /**
+     * The engine's loops and periodic jobs, each with how long ago it last completed a run, for the health endpoint;
+     * empty while the engine is stopped.
+     */
+    public List<EngineWork> work() {
+        if (!running) {
+            return List.of();
+        }
+        long now = System.nanoTime();
+        List<EngineWork> work = new ArrayList<>();
+        work.add(dispatcher.liveness().status(now));
+        work.add(resultWriter.liveness().status(now));
+        jobs.forEach(job -> work.add(job.liveness().status(now)));
+        return work;
     }
 }

@@ -1,5 +1,6 @@
 package io.github.delayqueue.engine;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -18,7 +19,9 @@ import org.springframework.scheduling.TaskScheduler;
  * The consumer loop, on a thread of the engine's scheduler that it keeps while it runs: wait for a free worker slot,
  * claim that many due tasks from the {@link TaskSource}, hand them to the {@link WorkerPool}; when nothing is due,
  * sleep on the {@link WakeSignal} until the source's next time or an earlier announced due time. A failing database
- * or index is logged, backed off and retried; the loop never dies of it.
+ * or index is logged, backed off (never more than a second, so it sees the database back within about a second) and
+ * retried; the loop dies of nothing. After a stop it can be started again; a loop of an earlier start that is still
+ * finishing its claim hands that claim back and ends.
  */
 final class Dispatcher {
 
@@ -62,12 +65,20 @@ final class Dispatcher {
 
     private volatile boolean running;
 
+    /** Which start the running loop belongs to: a loop of an earlier start ends at its next look. */
+    private volatile int generation;
+
     /** The loop, while it runs on a thread of the engine's scheduler. */
-    private final LoopThread thread = new LoopThread();
+    private volatile LoopThread thread = new LoopThread();
+
+    private final Liveness liveness = new Liveness("dispatcher", Duration.ofSeconds(1));
+
+    private final TaskEvents events;
 
     Dispatcher(TaskSource source, WorkerPool pool, HeldTasks held, WakeSignal wake, QueueClock clock, int batchSize,
-            TaskStore store, ClaimTerms terms, Consumer<List<ClaimedTask>> handBack) {
+            TaskStore store, ClaimTerms terms, Consumer<List<ClaimedTask>> handBack, TaskEvents events) {
         this.handBack = handBack;
+        this.events = events;
         this.store = store;
         this.terms = terms;
         this.source = source;
@@ -78,16 +89,30 @@ final class Dispatcher {
         this.batchSize = batchSize;
     }
 
-    void start(TaskScheduler scheduler) {
+    synchronized void start(TaskScheduler scheduler) {
+        int current = ++generation;
         running = true;
-        thread.start(scheduler, this::loop);
+        liveness.alive();
+        LoopThread loop = new LoopThread();
+        thread = loop;
+        loop.start(scheduler, () -> loop(current));
     }
 
-    private void loop() {
-        while (running) {
+    /** Whether the loop of start number {@code generation} should go on. */
+    private boolean current(int generation) {
+        return running && generation == this.generation;
+    }
+
+    Liveness liveness() {
+        return liveness;
+    }
+
+    private void loop(int generation) {
+        while (current(generation)) {
             try {
+                liveness.alive();
                 int free = pool.awaitFree(250, Math.min(batchSize, pool.capacity()) / 2, LINGER_MILLIS);
-                if (free == 0 || !running) {
+                if (free == 0 || !current(generation)) {
                     continue;
                 }
                 long now = clock.now();
@@ -105,10 +130,11 @@ final class Dispatcher {
                 catch (RuntimeException ex) {
                     adoptOrphans = true;
                     failures.failed(ex);
+                    events.workFailed(liveness.name());
                     wake.awaitUntil(clock.now() + failures.backoffMillis());
                     continue;
                 }
-                if (!running) {
+                if (!current(generation)) {
                     handBack.accept(result.tasks()); // stopped while this claim was on its way
                     return;
                 }
@@ -121,12 +147,13 @@ final class Dispatcher {
                 unexpected.succeeded();
             }
             catch (InterruptedException ex) {
-                if (!running) {
+                if (!current(generation)) {
                     return;
                 }
             }
-            catch (RuntimeException | Error ex) {
+            catch (Throwable ex) {
                 unexpected.failed(ex);
+                events.workFailed(liveness.name());
                 log.error("The dispatcher loop hit an unexpected failure; it goes on", ex);
                 pause(unexpected.backoffMillis());
             }
@@ -177,9 +204,13 @@ final class Dispatcher {
      * that hands its tasks back itself when it returns.
      */
     void stop() throws InterruptedException {
-        running = false;
+        LoopThread loop;
+        synchronized (this) {
+            running = false;
+            loop = thread;
+        }
         wake.wakeNow();
-        thread.join(STOP_WAIT_MILLIS);
+        loop.join(STOP_WAIT_MILLIS);
     }
 
 

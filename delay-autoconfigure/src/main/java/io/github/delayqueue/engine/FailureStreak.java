@@ -5,7 +5,8 @@ import org.slf4j.Logger;
 /**
  * A streak of failures of work that is tried again and again (a database that is down, say). It is logged once when
  * it starts, then at most once a minute with a count, and once when it ends, so an outage is visible without flooding
- * the log; and its length sets the wait before the next try ({@link #backoffMillis()}).
+ * the log; and its length sets the wait before the next try ({@link #backoffMillis()}), which never grows past a
+ * second: whatever waits for the database or Redis must see it back within about a second of its first answer.
  */
 final class FailureStreak {
 
@@ -40,8 +41,16 @@ final class FailureStreak {
         }
     }
 
-    /** How long to wait before the next try: doubles with each failure of the streak, from 100 ms up to 5 s. */
+    /** The longest wait between two tries. A try that fails at once is cheap; a late comeback is not. */
+    static final long MAX_BACKOFF_MILLIS = 1_000;
+
+    /** How long to wait before the next try: doubles with each failure of the streak, from 100 ms up to a second. */
     synchronized long backoffMillis() {
-        return failures == 0 ? 0 : Math.min(5_000, 100L << Math.min(failures - 1, 6));
+        return failures == 0 ? 0 : Math.min(MAX_BACKOFF_MILLIS, 100L << Math.min(failures - 1, 4));
+    }
+
+    /** Whether the last try failed. */
+    synchronized boolean failing() {
+        return failures > 0;
     }
 }

@@ -10,16 +10,17 @@ import io.github.delayqueue.store.ClaimId;
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.DueTask;
 import io.github.delayqueue.store.TaskStore;
-import org.jspecify.annotations.Nullable;
 
-/** Hands back claims whose handler never started: pending again in their tier, attempts untouched, indexed again. */
+/**
+ * Hands back claims whose handler never started: pending again in their tier, attempts untouched, and indexed again
+ * soon after, never on the calling thread ({@link IndexWrites}).
+ */
 final class HandBack {
 
     private HandBack() {
     }
 
-    static void release(TaskStore store, Tiers tiers, @Nullable Indexer indexer, List<ClaimedTask> unstarted,
-            long now) {
+    static void release(TaskStore store, Tiers tiers, IndexWrites index, List<ClaimedTask> unstarted, long now) {
         if (unstarted.isEmpty()) {
             return;
         }
@@ -33,8 +34,6 @@ final class HandBack {
             }
         }
         store.release(statuses, now);
-        if (indexer != null) {
-            indexer.add(queued);
-        }
+        index.add(queued);
     }
 }

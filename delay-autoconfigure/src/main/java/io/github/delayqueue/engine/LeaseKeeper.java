@@ -7,7 +7,6 @@ import java.util.Set;
 import io.github.delayqueue.store.ClaimId;
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.TaskStore;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,7 +14,9 @@ import org.slf4j.LoggerFactory;
  * Renews the lease of every claim this instance holds (waiting, running, or finished but not yet written), so a
  * handler that runs longer than the lease keeps its claim and is never run twice at once. A claim the database did
  * not renew is lost (another instance took it after this one stalled), and the {@link HeldTasks} ledger is told at
- * once. Claims it gave up while the database was out of reach are handed back here once it answers.
+ * once. Claims it gave up while the database was out of reach are handed back here once it answers. It waits on the
+ * database alone: what it hands back is indexed on another thread ({@link IndexWrites}), so a Redis that hangs never
+ * delays the next renewal. A run that fails throws, and its {@link PeriodicJob} tries again within a second.
  */
 final class LeaseKeeper implements Runnable {
 
@@ -31,30 +32,21 @@ final class LeaseKeeper implements Runnable {
 
     private final Tiers tiers;
 
-    private final @Nullable Indexer indexer;
+    private final IndexWrites index;
 
-    private final FailureStreak failures = new FailureStreak(log, "Renewing task leases");
-
-    LeaseKeeper(TaskStore store, HeldTasks held, ClaimTerms terms, QueueClock clock, Tiers tiers,
-            @Nullable Indexer indexer) {
+    LeaseKeeper(TaskStore store, HeldTasks held, ClaimTerms terms, QueueClock clock, Tiers tiers, IndexWrites index) {
         this.store = store;
         this.held = held;
         this.terms = terms;
         this.clock = clock;
         this.tiers = tiers;
-        this.indexer = indexer;
+        this.index = index;
     }
 
     @Override
     public void run() {
-        try {
-            renew();
-            handBackGivenUp();
-            failures.succeeded();
-        }
-        catch (RuntimeException ex) {
-            failures.failed(ex);
-        }
+        renew();
+        handBackGivenUp();
     }
 
     private void renew() {
@@ -79,7 +71,7 @@ final class LeaseKeeper implements Runnable {
             return;
         }
         try {
-            HandBack.release(store, tiers, indexer, givenUp, clock.now());
+            HandBack.release(store, tiers, index, givenUp, clock.now());
             log.info("Handed back {} claimed task(s) given up while their lease could not be renewed",
                     givenUp.size());
         }

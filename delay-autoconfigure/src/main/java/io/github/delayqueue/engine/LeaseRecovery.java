@@ -11,7 +11,6 @@ import io.github.delayqueue.store.Completion;
 import io.github.delayqueue.store.DueTask;
 import io.github.delayqueue.store.ExpiredLease;
 import io.github.delayqueue.store.TaskStore;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,41 +36,33 @@ final class LeaseRecovery implements Runnable {
 
     private final QueueClock clock;
 
-    private final @Nullable Indexer indexer;
+    private final IndexWrites index;
 
     private final WakeSignal wake;
 
     private final TaskEvents events;
 
-    private final FailureStreak failures = new FailureStreak(log, "Recovering expired leases");
-
     LeaseRecovery(TaskStore store, HandlerRegistry registry, RetryPolicy retryPolicy, Tiers tiers, QueueClock clock,
-            @Nullable Indexer indexer, WakeSignal wake, TaskEvents events) {
+            IndexWrites index, WakeSignal wake, TaskEvents events) {
         this.store = store;
         this.registry = registry;
         this.retryPolicy = retryPolicy;
         this.tiers = tiers;
         this.clock = clock;
-        this.indexer = indexer;
+        this.index = index;
         this.wake = wake;
         this.events = events;
     }
 
     @Override
     public void run() {
-        try {
-            List<Completion> recovered;
-            do {
-                long now = clock.now();
-                recovered = store.recoverExpiredLeases(now, BATCH, lease -> decide(lease, now));
-                afterRecovery(recovered);
-            }
-            while (recovered.size() == BATCH);
-            failures.succeeded();
+        List<Completion> recovered;
+        do {
+            long now = clock.now();
+            recovered = store.recoverExpiredLeases(now, BATCH, lease -> decide(lease, now));
+            afterRecovery(recovered);
         }
-        catch (RuntimeException ex) {
-            failures.failed(ex);
-        }
+        while (recovered.size() == BATCH);
     }
 
     /**
@@ -109,9 +100,7 @@ final class LeaseRecovery implements Runnable {
                 queued.add(new DueTask(retry.id(), retry.dueAt()));
             }
         }
-        if (indexer != null) {
-            indexer.add(queued);
-        }
+        index.add(queued);
         wake.wakeNow();
     }
 }

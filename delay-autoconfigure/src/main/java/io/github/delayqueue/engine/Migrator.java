@@ -4,17 +4,15 @@ import java.util.List;
 
 import io.github.delayqueue.store.DueTask;
 import io.github.delayqueue.store.TaskStore;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * Moves {@code SCHEDULED} tasks that now fall due within the hybrid threshold into the time index and marks them
- * {@code QUEUED}, in batches whose rows are locked with {@code SKIP LOCKED}, so several instances share the work.
- * While the index is unreachable it does nothing: those tasks stay in the database, where the dispatcher finds them.
+ * Moves {@code SCHEDULED} tasks that now fall due within the hybrid threshold into the time index: marks them
+ * {@code QUEUED} in batches whose rows are locked with {@code SKIP LOCKED}, so several instances share the work, and
+ * adds them to the index once that transaction has committed, so no row lock is held while Redis answers. An add that
+ * fails is held for the index repair, and a row the index never got is found by the sweep. While the index is
+ * unreachable it does nothing: those tasks stay in the database, where the dispatcher finds them.
  */
 final class Migrator implements Runnable {
-
-    private static final Logger log = LoggerFactory.getLogger(Migrator.class);
 
     private final TaskStore store;
 
@@ -30,8 +28,6 @@ final class Migrator implements Runnable {
 
     private final TaskEvents events;
 
-    private final FailureStreak failures = new FailureStreak(log, "Migrating tasks into the time index");
-
     Migrator(TaskStore store, Indexer indexer, Tiers tiers, QueueClock clock, int batchSize, WakeSignal wake,
             TaskEvents events) {
         this.store = store;
@@ -45,24 +41,20 @@ final class Migrator implements Runnable {
 
     @Override
     public void run() {
-        if (!indexer.available()) {
-            return;
-        }
-        try {
-            List<DueTask> moved;
-            do {
-                long now = clock.now();
-                moved = store.migrate(now + tiers.thresholdMillis(), batchSize, now, indexer::addOrThrow);
-                if (!moved.isEmpty()) {
-                    events.migrated(moved.size());
-                    wake.dueAt(moved.get(0).dueAt());
-                }
+        List<DueTask> moved;
+        do {
+            if (!indexer.available()) {
+                return;
             }
-            while (moved.size() == batchSize);
-            failures.succeeded();
+            long now = clock.now();
+            moved = store.migrate(now + tiers.thresholdMillis(), batchSize, now);
+            if (!moved.isEmpty()) {
+                // after the commit: no row lock waits on Redis; a failed add is held for the index repair
+                indexer.add(moved);
+                events.migrated(moved.size());
+                wake.dueAt(moved.get(0).dueAt());
+            }
         }
-        catch (RuntimeException ex) {
-            failures.failed(ex);
-        }
+        while (moved.size() == batchSize);
     }
 }

@@ -1,5 +1,6 @@
 package io.github.delayqueue.engine;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -14,7 +15,6 @@ import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.Completion;
 import io.github.delayqueue.store.DueTask;
 import io.github.delayqueue.store.TaskStore;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +26,11 @@ import org.springframework.scheduling.TaskScheduler;
  * so a worker is free for the next task as soon as its handler returns and the pool's timer never waits on the
  * database. A start and an end
  * that fall in the same batch are one write. A failed write is retried (the tasks stay held and their leases
- * renewed) until it succeeds or the engine stops; then retries that re-enter the index are indexed.
+ * renewed) until it succeeds or the engine stops, at least once a second so results are written within about a second
+ * of the database's return; then retries that re-enter the index are indexed, on another thread
+ * ({@link IndexWrites}): the writer waits on the database alone. The loop survives whatever it hits, an
+ * {@link Error} included, and can be started again after a stop (a context stopped and started, a checkpoint
+ * restored).
  */
 final class ResultWriter {
 
@@ -46,7 +50,7 @@ final class ResultWriter {
 
     private final QueueClock clock;
 
-    private final @Nullable Indexer indexer;
+    private final IndexWrites index;
 
     private final WakeSignal wake;
 
@@ -54,22 +58,35 @@ final class ResultWriter {
 
     private final FailureStreak failures = new FailureStreak(log, "Writing task results");
 
+    /** Backs off a loop that keeps failing in an unexpected way, so it cannot turn into a hot logging loop. */
+    private final FailureStreak unexpected = new FailureStreak(log, "The result writer loop");
+
+    private final Liveness liveness = new Liveness("result writer", Duration.ofSeconds(1));
+
+    private final TaskEvents events;
+
     private Consumer<List<ClaimId>> written = claims -> {
     };
 
-    private volatile boolean stopping;
+    /** Set by {@link #stop}: the loop ends once the queue is empty, or at the stop deadline. Guarded by this. */
+    private boolean stopping;
 
     private volatile long stopDeadline = Long.MAX_VALUE;
 
-    /** The loop, while it runs on a thread of the engine's scheduler. */
-    private final LoopThread thread = new LoopThread();
+    /** Whether a loop runs (or is about to): one at a time, across stops and starts. Guarded by this. */
+    private boolean looping;
 
-    ResultWriter(TaskStore store, QueueClock clock, @Nullable Indexer indexer, WakeSignal wake, Tiers tiers) {
+    /** The loop, while it runs on a thread of the engine's scheduler. */
+    private volatile LoopThread thread = new LoopThread();
+
+    ResultWriter(TaskStore store, QueueClock clock, IndexWrites index, WakeSignal wake, Tiers tiers,
+            TaskEvents events) {
         this.store = store;
         this.tiers = tiers;
         this.clock = clock;
-        this.indexer = indexer;
+        this.index = index;
         this.wake = wake;
+        this.events = events;
     }
 
     /** Called with the claims of every batch of completions once it is written. */
@@ -80,6 +97,22 @@ final class ResultWriter {
     /** The handler of this claim starts now. */
     void started(ClaimId claim) {
         queue.add(claim);
+    }
+
+    /**
+     * Writes at once, on the calling thread, that the handler of this claim starts now: for a task an earlier claim of
+     * which never recorded its start, which may have killed its instance before the batched mark was written. A task
+     * that kills every instance it starts on must use up its attempts. {@code false} when it could not be written (the
+     * database did not answer, or the claim is no longer held): the handler must not start.
+     */
+    boolean startNow(ClaimId claim) {
+        try {
+            return store.markStarted(List.of(claim), clock.now()) == 1;
+        }
+        catch (RuntimeException ex) {
+            failures.failed(ex);
+            return false;
+        }
     }
 
     void submit(Completion completion) {
@@ -94,8 +127,29 @@ final class ResultWriter {
     private record HandBackItem(List<ClaimedTask> tasks) {
     }
 
-    void start(TaskScheduler scheduler) {
-        thread.start(scheduler, this::loop);
+    /**
+     * Starts the loop, or keeps the one still finishing a stop's writes going: after a stop, a start works like the
+     * first one.
+     */
+    synchronized void start(TaskScheduler scheduler) {
+        stopping = false;
+        stopDeadline = Long.MAX_VALUE;
+        liveness.alive();
+        if (!looping) {
+            looping = true;
+            LoopThread loop = new LoopThread();
+            thread = loop;
+            loop.start(scheduler, this::loop);
+        }
+    }
+
+    /** Whether the loop should end now: stopped with nothing left to write. */
+    private synchronized boolean ended() {
+        if (stopping && queue.isEmpty()) {
+            looping = false;
+            return true;
+        }
+        return false;
     }
 
     private void loop() {
@@ -104,7 +158,8 @@ final class ResultWriter {
             try {
                 Object first = queue.poll(100, TimeUnit.MILLISECONDS);
                 if (first == null) {
-                    if (stopping) {
+                    liveness.alive();
+                    if (ended()) {
                         return;
                     }
                     continue;
@@ -114,12 +169,53 @@ final class ResultWriter {
                 lingerForMore(batch);
                 write(batch);
                 batch.clear();
+                liveness.alive();
+                unexpected.succeeded();
             }
             catch (InterruptedException ex) {
+                synchronized (this) {
+                    looping = false;
+                }
                 Thread.currentThread().interrupt();
                 return;
             }
+            catch (Throwable ex) { // an Error must not end the loop: starts and results would never be written again
+                unexpected.failed(ex);
+                events.workFailed(liveness.name());
+                log.error("The result writer hit an unexpected failure; it goes on", ex);
+                queueAgain(batch);
+                batch.clear();
+                if (!pause(unexpected.backoffMillis())) {
+                    return;
+                }
+            }
         }
+    }
+
+    /** Puts back a batch whose write failed unexpectedly, for the next try. */
+    private void queueAgain(List<Object> batch) {
+        List<Object> again = new ArrayList<>(batch);
+        queue.drainTo(again);
+        queue.addAll(again);
+    }
+
+    /** Sleeps; {@code false} when interrupted, and the loop must end. */
+    private boolean pause(long millis) {
+        try {
+            Thread.sleep(millis);
+            return true;
+        }
+        catch (InterruptedException ex) {
+            synchronized (this) {
+                looping = false;
+            }
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    Liveness liveness() {
+        return liveness;
     }
 
     /** Each write is a commit; waiting a moment while results keep coming makes fewer, fuller ones. */
@@ -166,7 +262,7 @@ final class ResultWriter {
                     store.finish(batch, now);
                 }
                 if (!handedBack.isEmpty()) {
-                    HandBack.release(store, tiers, indexer, handedBack, now);
+                    HandBack.release(store, tiers, index, handedBack, now);
                     handedBack.clear();
                 }
                 failures.succeeded();
@@ -174,6 +270,7 @@ final class ResultWriter {
             }
             catch (RuntimeException ex) {
                 failures.failed(ex);
+                events.workFailed(liveness.name());
                 if (System.currentTimeMillis() >= stopDeadline) {
                     log.error("Gave up writing the results of {} task(s) at shutdown; they stay RUNNING until their "
                             + "lease ends and then run again", batch.size());
@@ -198,9 +295,7 @@ final class ResultWriter {
             }
         }
         written.accept(claims);
-        if (indexer != null) {
-            indexer.add(requeued);
-        }
+        index.add(requeued);
         if (earliest != Long.MAX_VALUE) {
             wake.dueAt(earliest);
         }
@@ -208,15 +303,23 @@ final class ResultWriter {
 
     /** Writes what is queued, trying for up to {@code timeoutMillis}, then stops the thread. */
     void stop(long timeoutMillis) throws InterruptedException {
-        stopDeadline = System.currentTimeMillis() + timeoutMillis;
-        stopping = true;
-        thread.join(Math.max(1, timeoutMillis + 1000));
+        LoopThread loop;
+        synchronized (this) {
+            stopDeadline = System.currentTimeMillis() + timeoutMillis;
+            stopping = true;
+            loop = thread;
+        }
+        loop.join(Math.max(1, timeoutMillis + 1000));
     }
 
     /** Stops at once, dropping unwritten results: what a crash does. For fault tests. */
     void halt() {
-        queue.clear();
-        stopping = true;
-        thread.interrupt();
+        LoopThread loop;
+        synchronized (this) {
+            queue.clear();
+            stopping = true;
+            loop = thread;
+        }
+        loop.interrupt();
     }
 }

@@ -29,8 +29,6 @@ final class RetentionPurge implements Runnable {
 
     private final long budgetMillis;
 
-    private final FailureStreak failures = new FailureStreak(log, "Purging finished tasks");
-
     /** One run goes on deleting for up to the purge's interval; a backlog is purged run after run. */
     RetentionPurge(TaskStore store, EngineSettings.Retention retention, QueueClock clock) {
         this.store = store;
@@ -42,18 +40,12 @@ final class RetentionPurge implements Runnable {
 
     @Override
     public void run() {
-        try {
-            long now = clock.now();
-            Map<TaskStatus, Long> cutoffs = new EnumMap<>(TaskStatus.class);
-            retention.forEach((status, keep) -> cutoffs.put(status, now - keep.toMillis()));
-            long deleted = store.purge(cutoffs, batchSize, budgetMillis);
-            if (deleted > 0) {
-                log.debug("Purged {} finished task(s)", deleted);
-            }
-            failures.succeeded();
-        }
-        catch (RuntimeException ex) {
-            failures.failed(ex);
+        long now = clock.now();
+        Map<TaskStatus, Long> cutoffs = new EnumMap<>(TaskStatus.class);
+        retention.forEach((status, keep) -> cutoffs.put(status, now - keep.toMillis()));
+        long deleted = store.purge(cutoffs, batchSize, budgetMillis);
+        if (deleted > 0) {
+            log.debug("Purged {} finished task(s)", deleted);
         }
     }
 }

@@ -66,6 +66,13 @@ public interface TaskEvents {
     }
 
     /**
+     * A run of one of the engine's loops or periodic jobs failed ({@code work} names it, e.g. {@code "lease renewal"});
+     * it is tried again after a short back-off. Logged once per streak; counted here for every failure.
+     */
+    default void workFailed(String work) {
+    }
+
+    /**
      * One listener that forwards to all of {@code listeners}. A listener that throws is logged and skipped: a bug in
      * a meter must not leave a task stuck or a worker thread dead.
      */

@@ -17,6 +17,7 @@ import io.github.delayqueue.engine.HeldTasks.Held;
 import io.github.delayqueue.handler.HandlerRegistry;
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.Completion;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,8 +33,14 @@ import org.springframework.scheduling.TaskScheduler;
  * to run ({@link #shedWhileStuck}).
  * <p>
  * Handlers run on the executor it is given, never more than {@code threads} at once: the pool queues what waits for a
- * thread itself, so any executor works, a thread per task (virtual threads) included. Timers (claimed-ahead starts,
- * the lease guard) run on the engine's {@link TaskScheduler}, whose threads never wait on the database.
+ * thread itself, so any executor works, a thread per task (virtual threads) included; one that rejects a hand-off (a
+ * bounded queue) is tried again shortly. Timers (claimed-ahead starts, the lease guard) run on the engine's
+ * {@link TaskScheduler}, whose threads never wait on the database.
+ * <p>
+ * Stopping ({@link #releaseUnstarted}) takes no more tasks and releases every one not started; those still on a timer,
+ * in a type's lane or waiting for a thread pass through {@link #run} all the same and end there without starting,
+ * so every slot they held is given back and a later {@link #start} works like the first. The lease guard goes on
+ * until {@link #stopGuard}, after the last handler has ended.
  */
 final class WorkerPool {
 
@@ -46,8 +53,14 @@ final class WorkerPool {
     /** Starts tasks claimed ahead of their due time when they fall due, and runs the lease guard. */
     private final TaskScheduler timer;
 
-    /** The guard and the stuck check, cancelled when the pool stops. */
-    private final List<ScheduledFuture<?>> checks = new ArrayList<>();
+    /** The lease guard, from start until the drain ends. */
+    private @Nullable ScheduledFuture<?> guard;
+
+    /** The stuck check, from start until the pool stops taking tasks. */
+    private @Nullable ScheduledFuture<?> shedCheck;
+
+    /** How long to wait before handing tasks to an executor that rejected them. */
+    private static final long REJECTED_RETRY_MILLIS = 50;
 
     /** One permit per thread: a task goes to the executor only with one, so at most {@code threads} run at once. */
     private final Semaphore freeThreads;
@@ -77,6 +90,13 @@ final class WorkerPool {
 
     private volatile boolean stopping;
 
+    private final FailureStreak rejections = new FailureStreak(log, "Handing tasks to the handler executor (it "
+            + "rejected them: give it at least delay.worker.threads threads and an unbounded queue)");
+
+    private final FailureStreak guardFailures = new FailureStreak(log, "The lease guard");
+
+    private final FailureStreak shedFailures = new FailureStreak(log, "The stuck-thread check");
+
     WorkerPool(int threads, int prefetch, HeldTasks held, HandlerRegistry registry, TaskRunner runner,
             ResultWriter resultWriter, QueueClock clock, TaskScheduler timer, Executor executor) {
         this.holdLimit = new HoldLimit(threads, prefetch, durations);
@@ -91,13 +111,29 @@ final class WorkerPool {
         this.resultWriter = resultWriter;
     }
 
-    /** Starts the lease guard and the stuck check: on the timer, which never waits on the database. */
-    void start() {
+    /**
+     * Starts taking tasks, the lease guard and the stuck check: on the timer, which never waits on the database. Each
+     * check survives whatever it throws by itself, whatever error handler the scheduler has.
+     */
+    synchronized void start() {
+        stopping = false;
+        stopGuard();
         Instant first = timer.getClock().instant();
-        checks.add(timer.scheduleWithFixedDelay(held::guardLeases, first.plusMillis(held.guardIntervalMillis()),
-                Duration.ofMillis(held.guardIntervalMillis())));
-        checks.add(timer.scheduleWithFixedDelay(this::shedWhileStuck, first.plusMillis(SHED_CHECK_MILLIS),
-                Duration.ofMillis(SHED_CHECK_MILLIS)));
+        guard = timer.scheduleWithFixedDelay(() -> survive(guardFailures, held::guardLeases),
+                first.plusMillis(held.guardIntervalMillis()), Duration.ofMillis(held.guardIntervalMillis()));
+        shedCheck = timer.scheduleWithFixedDelay(() -> survive(shedFailures, this::shedWhileStuck),
+                first.plusMillis(SHED_CHECK_MILLIS), Duration.ofMillis(SHED_CHECK_MILLIS));
+        startWaiting(); // anything a rejection left waiting
+    }
+
+    private static void survive(FailureStreak failures, Runnable check) {
+        try {
+            check.run();
+            failures.succeeded();
+        }
+        catch (Throwable ex) { // a periodic task that throws is never run again; these must go on
+            failures.failed(ex);
+        }
     }
 
     /** How often the pool looks whether every thread is stuck in a long handler. */
@@ -146,10 +182,7 @@ final class WorkerPool {
     }
 
     private void offer(Held entry) {
-        if (stopping) {
-            return; // released with the rest of the unstarted tasks
-        }
-        Held runNow = lanes.offer(entry);
+        Held runNow = lanes.offer(entry); // released meanwhile, it still passes through run() to give back its slots
         if (runNow != null) {
             execute(runNow);
         }
@@ -163,15 +196,31 @@ final class WorkerPool {
 
     /** Starts a handler thread for waiting tasks while fewer than {@code threads} run. */
     private void startWaiting() {
-        while (!stopping && !waiting.isEmpty() && freeThreads.tryAcquire()) {
+        while (!waiting.isEmpty() && freeThreads.tryAcquire()) {
             try {
                 executor.execute(this::runWaiting);
+                rejections.succeeded();
             }
             catch (RejectedExecutionException ex) {
-                // Shutting down: the tasks stay WAITING and are handed back by releaseUnstarted.
                 freeThreads.release();
+                retryRejected(ex);
                 return;
             }
+        }
+    }
+
+    /**
+     * The executor took no task: it is shutting down with the context, or it has a bounded queue or fewer threads than
+     * {@code delay.worker.threads}. The tasks stay waiting, held and renewed, so try again shortly rather than leave
+     * them until another task happens to arrive.
+     */
+    private void retryRejected(RejectedExecutionException ex) {
+        rejections.failed(ex);
+        try {
+            timer.schedule(this::startWaiting, timer.getClock().instant().plusMillis(REJECTED_RETRY_MILLIS));
+        }
+        catch (RejectedExecutionException shutDown) {
+            // the context is closing: unstarted tasks are handed back, or left to their lease
         }
     }
 
@@ -183,8 +232,8 @@ final class WorkerPool {
     private void runWaiting() {
         try {
             Held next;
-            while (!stopping && (next = waiting.poll()) != null) {
-                run(next);
+            while ((next = waiting.poll()) != null) {
+                run(next); // one released at a stop does not start, and gives back its slots
             }
         }
         finally {
@@ -208,7 +257,9 @@ final class WorkerPool {
                             + "instance stalled); it goes back", entry.task.id(), entry.leaseUntil - clock.now());
                     return;
                 }
-                resultWriter.started(entry.task.claimId());
+                if (!recordStart(entry)) {
+                    return;
+                }
                 long started = System.nanoTime();
                 entry.runOn(Thread.currentThread(), started);
                 Completion completion;
@@ -236,6 +287,28 @@ final class WorkerPool {
                 execute(next);
             }
         }
+    }
+
+    /**
+     * Counts the attempt as the handler starts: batched by the result writer, or written at once for a task an
+     * earlier claim of which never recorded its start (handed back, or taken back from an instance that died before
+     * its start was written). Without that, a task that kills its instance within the batch's few milliseconds would
+     * go back uncounted every time and could take down every instance in turn. A start that cannot be written gives
+     * the task up (it goes back once the database answers).
+     */
+    private boolean recordStart(Held entry) {
+        ClaimedTask task = entry.task;
+        if (task.claim() <= task.attempt()) { // every earlier claim counted its attempt
+            resultWriter.started(task.claimId());
+            return true;
+        }
+        if (resultWriter.startNow(task.claimId())) {
+            return true;
+        }
+        held.giveUp(entry);
+        log.warn("Did not start task {}: its start could not be recorded (the database did not answer, or the claim "
+                + "was lost); it goes back", task.id());
+        return false;
     }
 
     /**
@@ -267,13 +340,26 @@ final class WorkerPool {
 
     /**
      * Stops starting tasks: every task not started yet is marked released and returned, to be handed back to the
-     * database; running handlers go on.
+     * database; running handlers go on, and so does the lease guard, which interrupts one whose lease is about to end
+     * while the database cannot renew it ({@link #stopGuard} ends it).
      */
     synchronized List<ClaimedTask> releaseUnstarted() {
         stopping = true;
-        checks.forEach(check -> check.cancel(false));
-        waiting.clear();
+        ScheduledFuture<?> check = shedCheck;
+        if (check != null) {
+            check.cancel(false);
+            shedCheck = null;
+        }
         return held.releaseUnstarted();
+    }
+
+    /** Ends the lease guard: once the last handler has ended, or been interrupted at the shutdown timeout. */
+    synchronized void stopGuard() {
+        ScheduledFuture<?> running = guard;
+        if (running != null) {
+            running.cancel(false);
+            guard = null;
+        }
     }
 
     /** Waits up to {@code timeoutMillis} for running handlers to return; {@code true} when all did. */
@@ -297,9 +383,13 @@ final class WorkerPool {
     }
 
     /** Stops every handler at once without handing anything back: what a crash does. For fault tests. */
-    void halt() {
+    synchronized void halt() {
         stopping = true;
-        checks.forEach(check -> check.cancel(false));
+        ScheduledFuture<?> check = shedCheck;
+        if (check != null) {
+            check.cancel(false);
+        }
+        stopGuard();
         waiting.clear();
         held.abandonUnstarted();
         held.interruptRunning();

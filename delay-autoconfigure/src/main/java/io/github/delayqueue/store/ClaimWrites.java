@@ -50,10 +50,12 @@ final class ClaimWrites {
     }
 
     /** See {@link TaskStore#markStarted}. */
-    void started(Collection<ClaimId> started, long now) {
+    int started(Collection<ClaimId> started, long now) {
+        int marked = 0;
         for (List<ClaimId> part : partition(started)) {
-            jdbc.update(TaskSql.forClaims(TaskSql.MARK_STARTED, table, part.size()), claimArgs(part, now));
+            marked += jdbc.update(TaskSql.forClaims(TaskSql.MARK_STARTED, table, part.size()), claimArgs(part, now));
         }
+        return marked;
     }
 
     /**

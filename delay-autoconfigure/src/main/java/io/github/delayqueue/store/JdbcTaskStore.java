@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -128,8 +127,8 @@ public class JdbcTaskStore implements TaskStore, AutoCloseable {
     }
 
     @Override
-    public void markStarted(Collection<ClaimId> started, long now) {
-        writes.started(started, now);
+    public int markStarted(Collection<ClaimId> started, long now) {
+        return writes.started(started, now);
     }
 
     @Override
@@ -155,13 +154,12 @@ public class JdbcTaskStore implements TaskStore, AutoCloseable {
     // --- migration and index rebuild --------------------------------------------------------------------------
 
     @Override
-    public List<DueTask> migrate(long dueBy, int limit, long now, Consumer<List<DueTask>> index) {
+    public List<DueTask> migrate(long dueBy, int limit, long now) {
         return inTransaction(() -> {
             List<DueTask> due = jdbc.query(selectForMigration, TaskRows.DUE, dueBy, limit);
             if (due.isEmpty()) {
                 return due;
             }
-            index.accept(due);
             jdbc.update(TaskSql.forIds(TaskSql.MARK_QUEUED, table, due.size()),
                     TaskSql.args(new Object[] { now }, due.stream().map(DueTask::id).toList()));
             return due;

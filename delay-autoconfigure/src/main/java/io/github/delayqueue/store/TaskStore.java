@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.function.Consumer;
 import java.util.function.Function;
 
 import io.github.delayqueue.api.TaskStatus;
@@ -43,9 +42,10 @@ public interface TaskStore {
 
     /**
      * Records that the handlers of these claims started: each counts as an attempt from now on, so lease recovery
-     * tells a task that ran (and may have killed its instance) from one that was only claimed.
+     * tells a task that ran (and may have killed its instance) from one that was only claimed. Returns how many were
+     * marked: a claim no longer held (its lease was lost), or marked already, is not.
      */
-    void markStarted(Collection<ClaimId> started, long now);
+    int markStarted(Collection<ClaimId> started, long now);
 
     /** Writes how claims ended; only rows still {@code RUNNING} under the same claim change. */
     void finish(List<Completion> completions, long now);
@@ -66,10 +66,11 @@ public interface TaskStore {
     List<Completion> recoverExpiredLeases(long now, int limit, Function<ExpiredLease, Completion> decision);
 
     /**
-     * Moves up to {@code limit} {@code SCHEDULED} tasks due by {@code dueBy} to {@code QUEUED}. {@code index} is
-     * called with them while their rows are locked and before the commit, so a task is indexed before it is marked.
+     * Moves up to {@code limit} {@code SCHEDULED} tasks due by {@code dueBy} to {@code QUEUED}, earliest first,
+     * skipping locked rows, and returns them once that is committed, for the caller to index: no row lock is held
+     * while the index answers.
      */
-    List<DueTask> migrate(long dueBy, int limit, long now, Consumer<List<DueTask>> index);
+    List<DueTask> migrate(long dueBy, int limit, long now);
 
     /**
      * A page of tasks in {@code status} after {@code after} in (due time, id) order, for rebuilding the index;

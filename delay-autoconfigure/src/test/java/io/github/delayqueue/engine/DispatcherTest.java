@@ -24,7 +24,8 @@ class DispatcherTest {
         WakeSignal wake = new WakeSignal(clock);
         UnsupportedTaskStore store = new UnsupportedTaskStore() {
         };
-        ResultWriter resultWriter = new ResultWriter(store, clock, null, wake, Tiers.databaseOnly());
+        ResultWriter resultWriter = new ResultWriter(store, clock, new IndexWrites(null, TestScheduler.SHARED), wake,
+                Tiers.databaseOnly(), TaskEvents.NONE);
         HandlerRegistry registry = new HandlerRegistry();
         TaskRunner runner = new TaskRunner(registry, new JacksonPayloadCodec(JsonMapper.builder().build()),
                 new RetryPolicy(3, new Backoff(Duration.ofSeconds(1), 1, Duration.ofSeconds(1))),
@@ -39,7 +40,7 @@ class DispatcherTest {
         };
         Dispatcher dispatcher = new Dispatcher(failing, pool, held, wake, clock, 100, store,
                 new ClaimTerms("test", Duration.ofSeconds(30)), tasks -> {
-                });
+                }, TaskEvents.NONE);
         dispatcher.start(TestScheduler.SHARED);
         Thread.sleep(2_000);
         dispatcher.stop();

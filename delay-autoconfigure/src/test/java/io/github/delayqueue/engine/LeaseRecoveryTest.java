@@ -52,7 +52,8 @@ class LeaseRecoveryTest {
 
     private final LeaseRecovery recovery = new LeaseRecovery(store, registry,
             new RetryPolicy(3, new Backoff(Duration.ofSeconds(10), 2, Duration.ofHours(1))),
-            Tiers.hybrid(Duration.ofHours(1)), clock, new Indexer(index, TaskEvents.composite(List.of())),
+            Tiers.hybrid(Duration.ofHours(1)), clock,
+            new IndexWrites(new Indexer(index, TaskEvents.composite(List.of())), TestScheduler.SHARED),
             new WakeSignal(clock), TaskEvents.composite(List.of(new TaskEvents() {
                 @Override
                 public void recovered(RecoveryReason reason, int count) {

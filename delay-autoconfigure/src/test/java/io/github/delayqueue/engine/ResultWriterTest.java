@@ -50,8 +50,9 @@ class ResultWriterTest {
 
     private final WakeSignal wake = new WakeSignal(clock);
 
-    private final ResultWriter writer = new ResultWriter(store, clock, new Indexer(index,
-            TaskEvents.composite(List.of())), wake, Tiers.hybrid(Duration.ofHours(1)));
+    private final ResultWriter writer = new ResultWriter(store, clock, new IndexWrites(new Indexer(index,
+            TaskEvents.composite(List.of())), TestScheduler.SHARED), wake, Tiers.hybrid(Duration.ofHours(1)),
+            TaskEvents.NONE);
 
     @AfterEach
     void stop() throws InterruptedException {
@@ -240,9 +241,9 @@ class ResultWriterTest {
         final AtomicInteger failingFinishes = new AtomicInteger();
 
         @Override
-        public void markStarted(Collection<ClaimId> started, long now) {
+        public int markStarted(Collection<ClaimId> started, long now) {
             starts.incrementAndGet();
-            super.markStarted(started, now);
+            return super.markStarted(started, now);
         }
 
         @Override

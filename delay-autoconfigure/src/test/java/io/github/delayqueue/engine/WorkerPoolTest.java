@@ -44,7 +44,8 @@ class WorkerPoolTest {
 
     private final UnsupportedTaskStore store = new UnsupportedTaskStore() {
         @Override
-        public void markStarted(Collection<ClaimId> claims, long now) {
+        public int markStarted(Collection<ClaimId> claims, long now) {
+            return claims.size();
         }
 
         @Override
@@ -64,7 +65,8 @@ class WorkerPoolTest {
     private WorkerPool pool(int threads, int prefetch) {
         QueueClock clock = new QueueClock(Clock.systemUTC());
         WakeSignal wake = new WakeSignal(clock);
-        resultWriter = new ResultWriter(store, clock, null, wake, Tiers.databaseOnly());
+        resultWriter = new ResultWriter(store, clock, new IndexWrites(null, TestScheduler.SHARED), wake,
+                Tiers.databaseOnly(), TaskEvents.NONE);
         resultWriter.start(TestScheduler.SHARED);
         HandlerRegistry registry = new HandlerRegistry();
         registry.register(handler("slow", () -> slowGate.await(30, TimeUnit.SECONDS)));

@@ -17,7 +17,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -154,15 +153,18 @@ public class InMemoryTaskStore implements TaskStore {
     // --- start, finish, leases, release ----------------------------------------------------------------------
 
     @Override
-    public void markStarted(Collection<ClaimId> started, long now) {
+    public int markStarted(Collection<ClaimId> started, long now) {
         synchronized (lock) {
+            int marked = 0;
             for (ClaimId claim : new LinkedHashSet<>(started)) {
                 Row row = held(claim);
                 if (row != null && row.startedAt == null) {
                     row.attempts++;
                     row.startedAt = now;
+                    marked++;
                 }
             }
+            return marked;
         }
     }
 
@@ -261,7 +263,7 @@ public class InMemoryTaskStore implements TaskStore {
     // --- migration and index rebuild --------------------------------------------------------------------------
 
     @Override
-    public List<DueTask> migrate(long dueBy, int limit, long now, Consumer<List<DueTask>> index) {
+    public List<DueTask> migrate(long dueBy, int limit, long now) {
         synchronized (lock) {
             List<Row> due = select(row -> row.status == TaskStatus.SCHEDULED && row.dueAt <= dueBy, DUE_ORDER,
                     limit);
@@ -269,7 +271,6 @@ public class InMemoryTaskStore implements TaskStore {
             if (tasks.isEmpty()) {
                 return tasks;
             }
-            index.accept(tasks); // may throw: then nothing is marked
             for (Row row : due) {
                 if (row.status == TaskStatus.SCHEDULED) {
                     row.status = TaskStatus.QUEUED;

@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.function.Consumer;
 import java.util.function.Function;
 
 import io.github.delayqueue.api.TaskStatus;
@@ -36,7 +35,7 @@ public abstract class UnsupportedTaskStore implements TaskStore {
     }
 
     @Override
-    public void markStarted(Collection<ClaimId> started, long now) {
+    public int markStarted(Collection<ClaimId> started, long now) {
         throw new UnsupportedOperationException();
     }
 
@@ -61,7 +60,7 @@ public abstract class UnsupportedTaskStore implements TaskStore {
     }
 
     @Override
-    public List<DueTask> migrate(long dueBy, int limit, long now, Consumer<List<DueTask>> index) {
+    public List<DueTask> migrate(long dueBy, int limit, long now) {
         throw new UnsupportedOperationException();
     }
 
