@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -125,6 +126,34 @@ class HybridFaultsIT {
         Lateness.assertOnceAndOnTime(journal, duringOutage, GRACE_MILLIS + 1500);
         Lateness.assertOnceAndOnTime(journal, after, 500);
         assertThat(queue.find(ids.get(0)).orElseThrow().status()).isEqualTo(TaskStatus.SUCCEEDED);
+    }
+
+    /**
+     * A migration whose index add hangs on Redis (a network that drops packets: Lettuce waits for its timeout) holds
+     * no row lock meanwhile: the rows are committed as queued first, so a cancel, a claim or another instance's
+     * migration never waits for Redis.
+     */
+    @Test
+    void migrationHoldsNoRowLockWhileRedisHangs() {
+        ConfigurableApplicationContext context = instances.start("spring.data.redis.timeout=20s",
+                "delay.hybrid.threshold=1s", "delay.hybrid.migration-interval=200ms");
+        DelayQueue queue = context.getBean(DelayQueue.class);
+        long id = queue.schedule("test.ok", "migrated", Duration.ofSeconds(3)); // beyond the threshold: in the database
+        JdbcTemplate other = new JdbcTemplate(instances.database().dataSource());
+        redisProxy.freeze();
+        try {
+            await("the migrated row, committed and locked by nobody").atMost(Duration.ofSeconds(8))
+                .pollInterval(Duration.ofMillis(200))
+                .untilAsserted(() -> {
+                    assertThat(queue.find(id).orElseThrow().status()).isEqualTo(TaskStatus.QUEUED);
+                    assertThat(other.queryForList("SELECT id FROM delay_task WHERE id = ? FOR UPDATE NOWAIT",
+                            Long.class, id)).containsExactly(id);
+                });
+        }
+        finally {
+            redisProxy.thaw();
+        }
+        journal.awaitStarted(id, 40);
     }
 
     @Test
