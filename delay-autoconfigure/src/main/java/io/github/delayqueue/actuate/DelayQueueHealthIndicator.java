@@ -1,6 +1,10 @@
 package io.github.delayqueue.actuate;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -9,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 import io.github.delayqueue.engine.DelayQueueEngine;
+import io.github.delayqueue.engine.EngineWork;
 import io.github.delayqueue.engine.Indexer;
 import io.github.delayqueue.engine.QueueClock;
 import io.github.delayqueue.store.TaskInspector;
@@ -20,7 +25,9 @@ import org.springframework.boot.health.contributor.Health;
 /**
  * Health of the queue, as {@code delayQueue} under {@code /actuator/health}. DOWN when the task database does not
  * answer within the timeout (the query runs on a thread of its own, so a hung connection pool cannot hang the health
- * endpoint), or when {@code delay.health.max-overdue} is set and the oldest overdue task is later than that. An
+ * endpoint), when one of the engine's loops or jobs has stalled (lease renewal, say: {@code stalled} names it, and
+ * {@code engine} says when each last completed a run), or when {@code delay.health.max-overdue} is set and the
+ * oldest overdue task is later than that. An
  * unreachable Redis alone is not DOWN: the queue keeps running tasks from the database, less precisely, and says so
  * in {@code redisReachable}.
  */
@@ -64,10 +71,24 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
         if (indexer != null) {
             builder.withDetail("redisReachable", indexer.available());
         }
+        List<String> stalled = new ArrayList<>();
         if (engine != null) {
+            Map<String, String> work = new LinkedHashMap<>();
+            for (EngineWork each : engine.work()) {
+                work.put(each.name(), "last run " + each.sinceLastRun().toMillis() + " ms ago");
+                if (each.stalled()) {
+                    stalled.add(each.name());
+                }
+            }
             builder.withDetail("instance", engine.instanceId())
                 .withDetail("heldTasks", engine.heldTasks())
-                .withDetail("capacity", engine.capacity());
+                .withDetail("capacity", engine.capacity())
+                .withDetail("engine", work);
+        }
+        if (!stalled.isEmpty()) {
+            builder.down().withDetail("stalled", stalled).withDetail("reason", "the engine's " + String.join(", ",
+                    stalled) + " completed no run for a long while (see the log): a hung connection, or failing");
+            return;
         }
         TaskInspector.Overdue overdue = overdue();
         Duration oldestAge = OverdueTasks.oldestAge(overdue, clock.now());

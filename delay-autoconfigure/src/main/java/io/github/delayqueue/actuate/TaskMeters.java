@@ -25,6 +25,8 @@ import io.micrometer.core.instrument.Timer;
  * <li>{@code delay.task.lateness} {type}: start minus due time, with a percentile histogram</li>
  * <li>{@code delay.claim.conflicts}, {@code delay.migration.tasks}, {@code delay.recovery.tasks} {reason}</li>
  * <li>{@code delay.index.rebuilds}: full rebuilds of the time index this instance did for all</li>
+ * <li>{@code delay.engine.failures} {work}: failed runs of the engine's loops and jobs (lease renewal, the result
+ * writer, ...), each tried again within a second</li>
  * </ul>
  */
 public final class TaskMeters implements TaskEvents {
@@ -45,6 +47,8 @@ public final class TaskMeters implements TaskEvents {
     private final Map<RecoveryReason, Counter> recovered = new EnumMap<>(RecoveryReason.class);
 
     private final Counter indexRebuilds;
+
+    private final Map<String, Counter> workFailures = new ConcurrentHashMap<>();
 
     public TaskMeters(MeterRegistry registry) {
         this.registry = registry;
@@ -117,6 +121,15 @@ public final class TaskMeters implements TaskEvents {
     @Override
     public void indexRebuilt(int tasks) {
         indexRebuilds.increment();
+    }
+
+    @Override
+    public void workFailed(String work) {
+        workFailures.computeIfAbsent(work, w -> Counter.builder("delay.engine.failures")
+            .description("Failed runs of the engine's loops and periodic jobs, each tried again within a second; the "
+                    + "health names one that has not completed a run for a while")
+            .tag("work", w)
+            .register(registry)).increment();
     }
 
     private TypeMeters meters(String type) {

@@ -116,7 +116,7 @@ public class DelayQueueEngine implements SmartLifecycle {
         TaskSource source = indexer == null ? new DatabaseTaskSource(store, terms, settings)
                 : new IndexTaskSource(indexer, store, terms, events, settings);
         this.dispatcher = new Dispatcher(source, pool, held, wake, clock, worker.batchSize(), store, terms,
-                this::handBack, events);
+                this::handBack, events, longest(settings.redis().maxWait(), settings.jdbc().pollInterval()));
         job("lease renewal", worker.lease().dividedBy(3), new LeaseKeeper(store, held, terms, clock, tiers,
                 indexWrites), events);
         job("lease recovery", worker.recoveryInterval(), new LeaseRecovery(store, registry, retryPolicy, tiers, clock,
@@ -131,6 +131,10 @@ public class DelayQueueEngine implements SmartLifecycle {
                     hybrid.migrationBatchSize(), wake, events), events);
             job("index repair", Duration.ofSeconds(1), new IndexRepair(indexer, store, wake), events);
         }
+    }
+
+    private static Duration longest(Duration one, Duration other) {
+        return one.compareTo(other) >= 0 ? one : other;
     }
 
     private void job(String name, Duration interval, Runnable body, TaskEvents events) {

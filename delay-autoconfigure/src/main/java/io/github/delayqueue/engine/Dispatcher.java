@@ -71,12 +71,14 @@ final class Dispatcher {
     /** The loop, while it runs on a thread of the engine's scheduler. */
     private volatile LoopThread thread = new LoopThread();
 
-    private final Liveness liveness = new Liveness("dispatcher", Duration.ofSeconds(1));
+    private final Liveness liveness;
 
     private final TaskEvents events;
 
     Dispatcher(TaskSource source, WorkerPool pool, HeldTasks held, WakeSignal wake, QueueClock clock, int batchSize,
-            TaskStore store, ClaimTerms terms, Consumer<List<ClaimedTask>> handBack, TaskEvents events) {
+            TaskStore store, ClaimTerms terms, Consumer<List<ClaimedTask>> handBack, TaskEvents events,
+            Duration longestSleep) {
+        this.liveness = new Liveness("dispatcher", longestSleep);
         this.handBack = handBack;
         this.events = events;
         this.store = store;

@@ -9,7 +9,7 @@ import java.time.Duration;
  *
  * @param name what it does, e.g. {@code "lease renewal"}
  * @param sinceLastRun how long ago it last completed a run without failing (or started)
- * @param stalled whether that is too long ago: five of its intervals, and at least 30 seconds
+ * @param stalled whether that is too long ago: three of its intervals, and at least 15 seconds
  */
 public record EngineWork(String name, Duration sinceLastRun, boolean stalled) {
 }

@@ -11,10 +11,10 @@ import java.time.Duration;
 final class Liveness {
 
     /** A loop or job is stalled after this many of its intervals without a completed run, and never sooner than... */
-    private static final int STALLED_INTERVALS = 5;
+    private static final int STALLED_INTERVALS = 3;
 
     /** ...this: a job may wait a few seconds on a lock or a slow query without being anything to report. */
-    private static final long STALLED_FLOOR_NANOS = 30_000_000_000L;
+    private static final long STALLED_FLOOR_NANOS = 15_000_000_000L;
 
     private final String name;
 

@@ -1,8 +1,16 @@
 package io.github.delayqueue.autoconfigure;
 
+import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import javax.sql.DataSource;
 
 import io.github.delayqueue.actuate.DelayQueueHealthIndicator;
+import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.autoconfigure.QueueContexts.Enabled;
 import io.github.delayqueue.autoconfigure.QueueContexts.InMemoryInspection;
@@ -11,6 +19,7 @@ import io.github.delayqueue.engine.Indexer;
 import io.github.delayqueue.engine.QueueClock;
 import io.github.delayqueue.index.InMemoryTimeIndex;
 import io.github.delayqueue.index.TimeIndex;
+import io.github.delayqueue.store.ClaimId;
 import io.github.delayqueue.store.InMemoryTaskStore;
 import io.github.delayqueue.store.JdbcTaskInspector;
 import io.github.delayqueue.store.NewTask;
@@ -18,6 +27,8 @@ import io.github.delayqueue.store.TaskInspector;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
+import org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration;
 import org.springframework.boot.health.actuate.endpoint.CompositeHealthDescriptor;
 import org.springframework.boot.health.actuate.endpoint.HealthEndpoint;
 import org.springframework.boot.health.actuate.endpoint.IndicatedHealthDescriptor;
@@ -31,8 +42,11 @@ import org.springframework.boot.health.registry.HealthContributorRegistry;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@link DelayQueueHealthAutoConfiguration}: the {@code delayQueue} component with Boot's health support, what it
@@ -144,6 +158,75 @@ class DelayQueueHealthAutoConfigurationTests {
         });
         withoutInspector.withPropertyValues("management.health.delayqueue.enabled=false")
             .run(context -> assertThat(context).doesNotHaveBean(TaskInspector.class));
+    }
+
+    /**
+     * Lease renewal hangs on a database call that never returns: once it has completed no run for three of its
+     * intervals (15 s at the least), the queue is DOWN and says which part of the engine stalled.
+     */
+    @Test
+    void aStalledEngineJobMakesItDownAndNamesIt() {
+        QueueContexts.bare()
+            .withBean(DataSource.class, RefusingDataSource::new)
+            .withConfiguration(AutoConfigurations.of(TaskSchedulingAutoConfiguration.class,
+                    TaskExecutionAutoConfiguration.class, HealthContributorAutoConfiguration.class,
+                    HealthContributorRegistryAutoConfiguration.class, HealthEndpointAutoConfiguration.class,
+                    DelayQueueHealthAutoConfiguration.class))
+            .withUserConfiguration(Enabled.class, HangingRenewals.class, InMemoryInspection.class,
+                    DelayQueueLifecycleTests.Handlers.class)
+            .withPropertyValues("management.endpoint.health.show-details=always", "delay.worker.enabled=true",
+                    "delay.worker.lease=3s")
+            .run(context -> {
+                HangingRenewalsStore store = context.getBean(HangingRenewalsStore.class);
+                DelayQueueLifecycleTests.Handlers handlers = context.getBean(DelayQueueLifecycleTests.Handlers.class);
+                context.getBean(DelayQueue.class).schedule("life.slow", "held", Duration.ZERO);
+                await().atMost(Duration.ofSeconds(10)).until(() -> handlers.slowStarted.get() != 0);
+                assertThat(queueHealth(context).getStatus()).isEqualTo(Status.UP);
+                store.hang.set(true);
+                try {
+                    await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(500))
+                        .until(() -> queueHealth(context).getStatus().equals(Status.DOWN));
+                    assertThat(queueHealth(context).getDetails()).containsEntry("stalled", List.of("lease renewal"));
+                }
+                finally {
+                    store.release();
+                    handlers.releaseSlow();
+                }
+            });
+    }
+
+    /** Renewals hang while {@link #hang} is set, as on a connection to a database that stopped answering. */
+    static class HangingRenewalsStore extends InMemoryTaskStore {
+
+        final AtomicBoolean hang = new AtomicBoolean();
+
+        private final CountDownLatch released = new CountDownLatch(1);
+
+        @Override
+        public Set<ClaimId> extendLeases(Collection<ClaimId> held, long leaseUntil) {
+            if (hang.get()) {
+                try {
+                    released.await();
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return super.extendLeases(held, leaseUntil);
+        }
+
+        void release() {
+            released.countDown();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class HangingRenewals {
+
+        @Bean
+        HangingRenewalsStore store() {
+            return new HangingRenewalsStore();
+        }
     }
 
     private static IndicatedHealthDescriptor queueHealth(AssertableApplicationContext context) {

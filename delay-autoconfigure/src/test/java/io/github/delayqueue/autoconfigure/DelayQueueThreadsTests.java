@@ -47,7 +47,8 @@ class DelayQueueThreadsTests {
             assertThat(context).hasNotFailed();
             ThreadPoolTaskScheduler scheduler = context.getBean(DelayQueueThreadsConfiguration.SCHEDULER,
                     ThreadPoolTaskScheduler.class);
-            assertThat(scheduler.getPoolSize()).isEqualTo(DelayQueueEngine.SCHEDULER_THREADS);
+            assertThat(scheduler.getScheduledThreadPoolExecutor().getCorePoolSize())
+                .isEqualTo(DelayQueueEngine.SCHEDULER_THREADS);
             assertThat(scheduler.getThreadNamePrefix()).isEqualTo("delay-scheduler-");
             assertThat(context.getBean(SchedulerCustomizer.class).customized).contains(scheduler);
             ThreadPoolTaskExecutor executor = context.getBean(DelayQueueThreadsConfiguration.HANDLER_EXECUTOR,

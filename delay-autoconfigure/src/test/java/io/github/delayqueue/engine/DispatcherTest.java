@@ -40,7 +40,7 @@ class DispatcherTest {
         };
         Dispatcher dispatcher = new Dispatcher(failing, pool, held, wake, clock, 100, store,
                 new ClaimTerms("test", Duration.ofSeconds(30)), tasks -> {
-                }, TaskEvents.NONE);
+                }, TaskEvents.NONE, Duration.ofSeconds(1));
         dispatcher.start(TestScheduler.SHARED);
         Thread.sleep(2_000);
         dispatcher.stop();
