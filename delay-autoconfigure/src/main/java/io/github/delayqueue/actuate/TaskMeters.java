@@ -26,7 +26,7 @@ import io.micrometer.core.instrument.Timer;
  * <li>{@code delay.claim.conflicts}, {@code delay.migration.tasks}, {@code delay.recovery.tasks} {reason}</li>
  * <li>{@code delay.index.rebuilds}: full rebuilds of the time index this instance did for all</li>
  * <li>{@code delay.engine.failures} {work}: failed runs of the engine's loops and jobs (lease renewal, the result
- * writer, ...), each tried again within a second</li>
+ * writer, ...), each tried again within half a second</li>
  * </ul>
  */
 public final class TaskMeters implements TaskEvents {
@@ -126,8 +126,8 @@ public final class TaskMeters implements TaskEvents {
     @Override
     public void workFailed(String work) {
         workFailures.computeIfAbsent(work, w -> Counter.builder("delay.engine.failures")
-            .description("Failed runs of the engine's loops and periodic jobs, each tried again within a second; the "
-                    + "health names one that has not completed a run for a while")
+            .description("Failed runs of the engine's loops and periodic jobs, each tried again within half a "
+                    + "second; the health names one that has not completed a run for a while")
             .tag("work", w)
             .register(registry)).increment();
     }

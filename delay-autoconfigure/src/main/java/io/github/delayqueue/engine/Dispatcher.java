@@ -19,9 +19,9 @@ import org.springframework.scheduling.TaskScheduler;
  * The consumer loop, on a thread of the engine's scheduler that it keeps while it runs: wait for a free worker slot,
  * claim that many due tasks from the {@link TaskSource}, hand them to the {@link WorkerPool}; when nothing is due,
  * sleep on the {@link WakeSignal} until the source's next time or an earlier announced due time. A failing database
- * or index is logged, backed off (never more than a second, so it sees the database back within about a second) and
- * retried; the loop dies of nothing. After a stop it can be started again; a loop of an earlier start that is still
- * finishing its claim hands that claim back and ends.
+ * or index is logged, backed off (never more than half a second, so it sees the database back within about a
+ * second) and retried; the loop dies of nothing. After a stop it can be started again; a loop of an earlier start
+ * that is still finishing its claim hands that claim back and ends.
  */
 final class Dispatcher {
 
@@ -64,6 +64,9 @@ final class Dispatcher {
     private final Consumer<List<ClaimedTask>> handBack;
 
     private volatile boolean running;
+
+    /** Notified when the loop is stopped, to end a pause after a failed claim. */
+    private final Object stopped = new Object();
 
     /** Which start the running loop belongs to: a loop of an earlier start ends at its next look. */
     private volatile int generation;
@@ -133,7 +136,9 @@ final class Dispatcher {
                     adoptOrphans = true;
                     failures.failed(ex);
                     events.workFailed(liveness.name());
-                    wake.awaitUntil(clock.now() + failures.backoffMillis());
+                    // not on the wake signal: ids put back into the index announce themselves at once, and a
+                    // failing claim would go round in a hot loop
+                    pauseUnlessStopped(failures.backoffMillis());
                     continue;
                 }
                 if (!current(generation)) {
@@ -158,6 +163,15 @@ final class Dispatcher {
                 events.workFailed(liveness.name());
                 log.error("The dispatcher loop hit an unexpected failure; it goes on", ex);
                 pause(unexpected.backoffMillis());
+            }
+        }
+    }
+
+    /** Waits {@code millis}, or until {@link #stop}. */
+    private void pauseUnlessStopped(long millis) throws InterruptedException {
+        synchronized (stopped) {
+            if (running) {
+                stopped.wait(Math.max(1, millis));
             }
         }
     }
@@ -210,6 +224,9 @@ final class Dispatcher {
         synchronized (this) {
             running = false;
             loop = thread;
+        }
+        synchronized (stopped) {
+            stopped.notifyAll();
         }
         wake.wakeNow();
         loop.join(STOP_WAIT_MILLIS);

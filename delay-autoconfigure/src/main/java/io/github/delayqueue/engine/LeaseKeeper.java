@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * not renew is lost (another instance took it after this one stalled), and the {@link HeldTasks} ledger is told at
  * once. Claims it gave up while the database was out of reach are handed back here once it answers. It waits on the
  * database alone: what it hands back is indexed on another thread ({@link IndexWrites}), so a Redis that hangs never
- * delays the next renewal. A run that fails throws, and its {@link PeriodicJob} tries again within a second.
+ * delays the next renewal. A run that fails throws, and its {@link PeriodicJob} tries again within half a second.
  */
 final class LeaseKeeper implements Runnable {
 

@@ -18,8 +18,8 @@ import org.springframework.scheduling.TaskScheduler;
  * waits behind another job. Whatever a run throws, an {@link Error} included, is logged (once per streak of failures)
  * and the job goes on by itself, whatever error handler the scheduler has: a job that stopped silently would take its
  * guarantee with it (lease renewal, "never twice at once"; the clock alignment, "never early"). A run that failed is
- * tried again after a short back-off that never exceeds a second or the interval, so a job sees the database or Redis
- * back within about a second. Its {@link Liveness} tells the health when it last completed a run.
+ * tried again after a short back-off that never exceeds half a second or the interval, so a job sees the database or
+ * Redis back within about a second. Its {@link Liveness} tells the health when it last completed a run.
  */
 abstract class PeriodicJob implements SmartLifecycle {
 

@@ -26,8 +26,8 @@ import org.springframework.scheduling.TaskScheduler;
  * so a worker is free for the next task as soon as its handler returns and the pool's timer never waits on the
  * database. A start and an end
  * that fall in the same batch are one write. A failed write is retried (the tasks stay held and their leases
- * renewed) until it succeeds or the engine stops, at least once a second so results are written within about a second
- * of the database's return; then retries that re-enter the index are indexed, on another thread
+ * renewed) until it succeeds or the engine stops, at least every half second so results are written within about a
+ * second of the database's return; then retries that re-enter the index are indexed, on another thread
  * ({@link IndexWrites}): the writer waits on the database alone. The loop survives whatever it hits, an
  * {@link Error} included, and can be started again after a stop (a context stopped and started, a checkpoint
  * restored).

@@ -25,7 +25,9 @@ import org.springframework.transaction.support.TransactionTemplate;
  * application's transaction use its connection. The work is split by job: new rows go through {@link TaskInserts},
  * claims are taken by {@link TaskClaims} and written back by {@link ClaimWrites}, finished rows are deleted by
  * {@link TaskPurge}; the index tier's reads and writes and the user's operations are here. The SQL is in
- * {@link TaskSql}; statements without a row list are formatted once, when the store is made.
+ * {@link TaskSql}; statements without a row list are formatted once, when the store is made. The engine's statements
+ * take their connections from {@link EngineConnections}, so they see the database back within a retry of its return
+ * even while the pool is still reconnecting; the user's operations take the pool's.
  */
 public class JdbcTaskStore implements TaskStore, AutoCloseable {
 
@@ -35,6 +37,14 @@ public class JdbcTaskStore implements TaskStore, AutoCloseable {
     private final JdbcTemplate jdbc;
 
     private final TransactionTemplate tx;
+
+    private final EngineConnections engine;
+
+    /** On {@link #engine}'s connections. */
+    private final JdbcTemplate engineJdbc;
+
+    /** On {@link #engine}'s connections. */
+    private final TransactionTemplate engineTx;
 
     private final String table;
 
@@ -76,14 +86,14 @@ public class JdbcTaskStore implements TaskStore, AutoCloseable {
         // quoted in every statement: a reserved word works too
         this.table = TableNames.quoted(TableNames.requireValidTaskTable(table));
         this.jdbc = new JdbcTemplate(dataSource);
-        this.tx = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
-        // READ COMMITTED: locking reads lock the rows they return and no gaps, so claims never deadlock with the
-        // inserts of producers scheduling into the same index range.
-        this.tx.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+        this.tx = readCommitted(dataSource);
+        this.engine = new EngineConnections(dataSource);
+        this.engineJdbc = new JdbcTemplate(engine);
+        this.engineTx = readCommitted(engine);
         this.inserts = new TaskInserts(dataSource, jdbc, this.table);
-        this.claims = new TaskClaims(new ClaimConnection(dataSource, claimTimeout), jdbc, this.table);
-        this.writes = new ClaimWrites(jdbc, tx, this.table);
-        this.purge = new TaskPurge(jdbc, this.table);
+        this.claims = new TaskClaims(new ClaimConnection(engine, claimTimeout), engineJdbc, this.table);
+        this.writes = new ClaimWrites(engineJdbc, engineTx, this.table);
+        this.purge = new TaskPurge(engineJdbc, this.table);
         this.selectForMigration = TaskSql.SELECT_FOR_MIGRATION.formatted(this.table);
         this.selectPendingPage = TaskSql.SELECT_PENDING_PAGE.formatted(this.table);
         this.nextDue = TaskSql.NEXT_DUE.formatted(this.table);
@@ -93,6 +103,16 @@ public class JdbcTaskStore implements TaskStore, AutoCloseable {
         this.reschedule = TaskSql.RESCHEDULE.formatted(this.table);
         this.findById = TaskSql.FIND_BY_ID.formatted(this.table);
         this.findByKey = TaskSql.FIND_BY_KEY.formatted(this.table);
+    }
+
+    /**
+     * READ COMMITTED: locking reads lock the rows they return and no gaps, so claims never deadlock with the inserts
+     * of producers scheduling into the same index range.
+     */
+    private static TransactionTemplate readCommitted(DataSource dataSource) {
+        TransactionTemplate template = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+        template.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+        return template;
     }
 
     /**
@@ -113,63 +133,69 @@ public class JdbcTaskStore implements TaskStore, AutoCloseable {
 
     @Override
     public List<ClaimedTask> claimDue(TaskStatus status, long dueBy, int limit, Lease lease) {
-        return claims.due(status, dueBy, limit, lease);
+        return engine.call(() -> claims.due(status, dueBy, limit, lease));
     }
 
     @Override
     public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Lease lease) {
-        return claims.ids(ids, dueBy, lease);
+        return engine.call(() -> claims.ids(ids, dueBy, lease));
     }
 
     @Override
     public List<ClaimedTask> claimedBy(String owner, long leaseAfter) {
-        return claims.heldBy(owner, leaseAfter);
+        return engine.call(() -> claims.heldBy(owner, leaseAfter));
     }
 
     @Override
     public int markStarted(Collection<ClaimId> started, long now) {
-        return writes.started(started, now);
+        return engine.call(() -> writes.started(started, now));
     }
 
     @Override
     public void finish(List<Completion> completions, long now) {
-        writes.finished(completions, now);
+        engine.call(() -> {
+            writes.finished(completions, now);
+            return null;
+        });
     }
 
     @Override
     public Set<ClaimId> extendLeases(Collection<ClaimId> held, long leaseUntil) {
-        return writes.renewed(held, leaseUntil);
+        return engine.call(() -> writes.renewed(held, leaseUntil));
     }
 
     @Override
     public void release(Map<ClaimId, TaskStatus> statusByClaim, long now) {
-        writes.released(statusByClaim, now);
+        engine.call(() -> {
+            writes.released(statusByClaim, now);
+            return null;
+        });
     }
 
     @Override
     public List<Completion> recoverExpiredLeases(long now, int limit, Function<ExpiredLease, Completion> decision) {
-        return writes.expired(now, limit, decision);
+        return engine.call(() -> writes.expired(now, limit, decision));
     }
 
     // --- migration and index rebuild --------------------------------------------------------------------------
 
     @Override
     public List<DueTask> migrate(long dueBy, int limit, long now) {
-        return inTransaction(() -> {
-            List<DueTask> due = jdbc.query(selectForMigration, TaskRows.DUE, dueBy, limit);
+        return engine.call(() -> engineTx.execute(status -> {
+            List<DueTask> due = engineJdbc.query(selectForMigration, TaskRows.DUE, dueBy, limit);
             if (due.isEmpty()) {
                 return due;
             }
-            jdbc.update(TaskSql.forIds(TaskSql.MARK_QUEUED, table, due.size()),
+            engineJdbc.update(TaskSql.forIds(TaskSql.MARK_QUEUED, table, due.size()),
                     TaskSql.args(new Object[] { now }, due.stream().map(DueTask::id).toList()));
             return due;
-        });
+        }));
     }
 
     @Override
     public List<DueTask> pending(TaskStatus status, DueTask after, int limit) {
-        return jdbc.query(selectPendingPage, TaskRows.DUE, status.name(), after.dueAt(), after.dueAt(), after.id(),
-                limit);
+        return engine.call(() -> engineJdbc.query(selectPendingPage, TaskRows.DUE, status.name(), after.dueAt(),
+                after.dueAt(), after.id(), limit));
     }
 
     @Override
@@ -177,13 +203,13 @@ public class JdbcTaskStore implements TaskStore, AutoCloseable {
         if (ids.isEmpty()) {
             return List.of();
         }
-        return jdbc.query(TaskSql.forIds(TaskSql.SELECT_PENDING_AMONG, table, ids.size()), TaskRows.DUE,
-                ids.toArray());
+        return engine.call(() -> engineJdbc.query(TaskSql.forIds(TaskSql.SELECT_PENDING_AMONG, table, ids.size()),
+                TaskRows.DUE, ids.toArray()));
     }
 
     @Override
     public OptionalLong nextDue(TaskStatus status) {
-        Long min = jdbc.queryForObject(nextDue, Long.class, status.name());
+        Long min = engine.call(() -> engineJdbc.queryForObject(nextDue, Long.class, status.name()));
         return min == null ? OptionalLong.empty() : OptionalLong.of(min);
     }
 
@@ -244,7 +270,7 @@ public class JdbcTaskStore implements TaskStore, AutoCloseable {
 
     @Override
     public long purge(Map<TaskStatus, Long> changedBefore, int batchSize, long budgetMillis) {
-        return purge.purge(changedBefore, batchSize, budgetMillis);
+        return engine.call(() -> purge.purge(changedBefore, batchSize, budgetMillis));
     }
 
     private <T> T inTransaction(Supplier<T> work) {
