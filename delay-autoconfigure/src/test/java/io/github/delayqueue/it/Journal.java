@@ -44,6 +44,8 @@ public final class Journal {
 
         private volatile long endedAt = Long.MAX_VALUE;
 
+        private volatile boolean interrupted;
+
         private @Nullable Journal journal;
 
         Start(long taskId, String instance, long startedAt, long dueAt, int attempt, Object payload) {
@@ -84,11 +86,22 @@ public final class Journal {
             return endedAt;
         }
 
+        /** Whether the handler ended because it was interrupted (see {@link #endInterrupted()}). */
+        public boolean interrupted() {
+            return interrupted;
+        }
+
         public void end() {
             endedAt = System.currentTimeMillis();
             if (journal != null) {
-                journal.write("E " + taskId + " " + startedAt + " " + endedAt);
+                journal.write("E " + taskId + " " + startedAt + " " + endedAt + (interrupted ? " I" : ""));
             }
+        }
+
+        /** Ends a run that stopped because its thread was interrupted (the lease guard, a shutdown timeout). */
+        public void endInterrupted() {
+            interrupted = true;
+            end();
         }
     }
 
@@ -161,7 +174,9 @@ public final class Journal {
                 add(start);
             }
             else if (f[0].equals("E")) {
-                byStart.get(f[1] + " " + f[2]).endedAt = Long.parseLong(f[3]);
+                Start start = byStart.get(f[1] + " " + f[2]);
+                start.endedAt = Long.parseLong(f[3]);
+                start.interrupted = f.length > 4 && f[4].equals("I");
             }
         }
         byStart.values().forEach(start -> start.endedAt = Math.min(start.endedAt, diedAt));

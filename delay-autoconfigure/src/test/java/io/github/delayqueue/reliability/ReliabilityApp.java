@@ -67,16 +67,21 @@ public class ReliabilityApp {
             }
         }
 
-        /** Sleeps for the payload's milliseconds, so a crash finds it running. */
+        /**
+         * Sleeps for the payload's milliseconds, so a crash finds it running; stops when interrupted, and the journal
+         * says so.
+         */
         @DelayedHandler(type = "rel.sleep", maxAttempts = 5)
         void sleep(long millis, TaskContext context) throws InterruptedException {
             Journal.Start start = record(context, millis);
             try {
                 Thread.sleep(millis);
             }
-            finally {
-                start.end();
+            catch (InterruptedException ex) {
+                start.endInterrupted();
+                throw ex;
             }
+            start.end();
         }
 
         /** One at a time per instance, and never retried: what is claimed waits, and a lost task is dead. */
