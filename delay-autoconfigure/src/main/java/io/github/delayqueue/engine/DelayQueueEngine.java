@@ -114,7 +114,7 @@ public class DelayQueueEngine implements SmartLifecycle {
                 scheduler, handlerExecutor);
         resultWriter.onWritten(held::forget);
         TaskSource source = indexer == null ? new DatabaseTaskSource(store, terms, settings)
-                : new IndexTaskSource(indexer, store, terms, events, settings);
+                : new IndexTaskSource(indexer, store, terms, events, settings, clock::now);
         this.dispatcher = new Dispatcher(source, pool, held, wake, clock, worker.batchSize(), store, terms,
                 this::handBack, events, longest(settings.redis().maxWait(), settings.jdbc().pollInterval()));
         job("lease renewal", worker.lease().dividedBy(3), new LeaseKeeper(store, held, terms, clock, tiers,

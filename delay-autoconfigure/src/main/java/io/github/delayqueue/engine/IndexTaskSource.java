@@ -5,6 +5,7 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.LongSupplier;
 
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.index.Popped;
@@ -42,6 +43,12 @@ final class IndexTaskSource implements TaskSource {
 
     private final long[] shardHeads;
 
+    /** The queue clock, read again after a pop: one that answered late must not claim with a lease already spent. */
+    private final LongSupplier clock;
+
+    /** A pop answered later than this (a tenth of a lease) puts its ids back to be claimed with a fresh lease. */
+    private final long latePopMillis;
+
     private int firstShard;
 
     private long nextSweepAt;
@@ -49,8 +56,11 @@ final class IndexTaskSource implements TaskSource {
     /** The last pop filled its batch: due ids are still waiting in the index, and most overdue rows are among them. */
     private boolean backlog;
 
-    IndexTaskSource(Indexer indexer, TaskStore store, ClaimTerms terms, TaskEvents events, EngineSettings settings) {
+    IndexTaskSource(Indexer indexer, TaskStore store, ClaimTerms terms, TaskEvents events, EngineSettings settings,
+            LongSupplier clock) {
         this.indexer = indexer;
+        this.clock = clock;
+        this.latePopMillis = terms.leaseMillis() / 10;
         this.store = store;
         this.terms = terms;
         this.events = events;
@@ -89,6 +99,12 @@ final class IndexTaskSource implements TaskSource {
         long dueBy = now + claimAheadMillis;
         List<Long> popped = popDue(dueBy, room);
         backlog = room > 0 && popped.size() >= room;
+        if (!popped.isEmpty() && clock.getAsLong() - now > latePopMillis) {
+            // Redis answered late (it hung, or this process stalled): a claim stamped with the time before the pop
+            // would get a lease partly spent, and its tasks given up. Back they go, due now, for the next look.
+            indexer.add(popped.stream().map(id -> new DueTask(id, now)).toList());
+            return new FetchResult(claimed, now);
+        }
         if (!popped.isEmpty()) {
             List<ClaimedTask> won;
             try {

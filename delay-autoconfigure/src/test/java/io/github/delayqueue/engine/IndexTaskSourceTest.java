@@ -1,6 +1,7 @@
 package io.github.delayqueue.engine;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -59,6 +60,9 @@ class IndexTaskSourceTest {
 
     private final Indexer indexer = new Indexer(index, events);
 
+    /** What the queue clock reads after a pop: at or before the time passed in, unless a test makes a pop late. */
+    private long clockAfterPop = T0;
+
     private IndexTaskSource source(InMemoryTaskStore store) {
         EngineSettings settings = new EngineSettings("me",
                 new EngineSettings.Worker(4, 0, 100, Duration.ofMillis(CLAIM_AHEAD), Duration.ofSeconds(30),
@@ -67,7 +71,8 @@ class IndexTaskSourceTest {
                 new EngineSettings.Hybrid(Duration.ofMillis(SWEEP_GRACE), Duration.ofMillis(SWEEP_INTERVAL),
                         Duration.ofSeconds(30), 1_000),
                 new EngineSettings.Retention(Map.of(), Duration.ofMinutes(1), 1_000));
-        return new IndexTaskSource(indexer, store, new ClaimTerms("me", Duration.ofSeconds(30)), events, settings);
+        return new IndexTaskSource(indexer, store, new ClaimTerms("me", Duration.ofSeconds(30)), events, settings,
+                () -> clockAfterPop);
     }
 
     @Test
@@ -160,6 +165,34 @@ class IndexTaskSourceTest {
     }
 
     /** A row scheduled due soon: in the database as {@code QUEUED}, and in the index. */
+    /**
+     * Redis answered the pop 40 s late (it hung; Lettuce waited for its timeout): claimed with the lease stamped before
+     * the pop, the tasks would be given up at once. Their ids go back, and the next look claims them with a fresh lease.
+     */
+    @Test
+    void idsOfAPopThatAnsweredLateAreClaimedAtTheNextLookWithAFreshLease() {
+        List<Lease> leases = new ArrayList<>();
+        InMemoryTaskStore store = new InMemoryTaskStore() {
+            @Override
+            public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Lease lease) {
+                leases.add(lease);
+                return super.claimIds(ids, dueBy, lease);
+            }
+        };
+        long id = queued(store, T0 - 10);
+        IndexTaskSource source = source(store);
+        clockAfterPop = T0 + 40_000;
+
+        FetchResult late = source.fetch(T0, 10);
+
+        assertThat(late.tasks()).isEmpty();
+        assertThat(leases).as("no claim with a spent lease").isEmpty();
+        assertThat(index.size(0)).isEqualTo(1);
+        FetchResult next = source.fetch(T0 + 40_000, 10);
+        assertThat(next.tasks()).extracting(ClaimedTask::id).containsExactly(id);
+        assertThat(leases).extracting(Lease::until).containsExactly(T0 + 40_000 + 30_000);
+    }
+
     private long queued(InMemoryTaskStore store, long dueAt) {
         long id = lostFromTheIndex(store, dueAt);
         index.add(List.of(new IndexEntry(id, dueAt)));
