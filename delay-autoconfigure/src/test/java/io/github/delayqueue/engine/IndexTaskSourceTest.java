@@ -167,7 +167,8 @@ class IndexTaskSourceTest {
     /** A row scheduled due soon: in the database as {@code QUEUED}, and in the index. */
     /**
      * Redis answered the pop 40 s late (it hung; Lettuce waited for its timeout): claimed with the lease stamped before
-     * the pop, the tasks would be given up at once. Their ids go back, and the next look claims them with a fresh lease.
+     * the pop, the tasks would be given up at once. Their ids go back, and the next look claims them with a fresh
+     * lease.
      */
     @Test
     void idsOfAPopThatAnsweredLateAreClaimedAtTheNextLookWithAFreshLease() {

@@ -27,7 +27,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * The database is killed and restarted under load (issue 16): three instances run a steady stream of tasks through a
- * {@link TcpProxy} that drops every connection and refuses new ones for five seconds, then accepts again. Tasks that
+ * {@link TcpProxy} that drops every connection and refuses new ones for six seconds, then accepts again. Tasks that
  * fell due while the database was away must start within 1.5 s of its first answer; tasks due after that, within the
  * healthy bound. Both JDBC drivers, both modes: in hybrid mode the instances keep popping due ids from Redis while
  * their claims fail, in jdbc mode they poll the database alone; the dispatcher's back-off and the connection pool's
@@ -37,13 +37,18 @@ import static org.awaitility.Awaitility.await;
  * claim fails fast and the failures pile up in five seconds as they would in a longer outage with a slower pool (with
  * Hikari's default 30 s a claim waits for the database instead of failing, and only an outage of minutes makes as
  * many failures). What this checks is that, however many failures came before, the first answer is acted on at once.
+ * <p>
+ * Six seconds, not five: HikariCP reconnects on one thread whose waits double from 10 ms up to 5 s, so its attempts
+ * after the first failure come at about 5.1 s and then 10.1 s. An outage of five seconds ends just before the 5.1 s
+ * attempt and hides that back-off; one of six seconds ends in its gap, where an engine that waited for the pool would
+ * start its first task about four seconds after the database answered (measured: 4.9 s).
  */
 @Tag("reliability")
 class DatabaseComesBackReliabilityIT {
 
     private static final int WORKERS = 3;
 
-    private static final long OUTAGE_MILLIS = 5_000;
+    private static final long OUTAGE_MILLIS = 6_000;
 
     /** The promise: a task due while the database was away starts within this of its first answer. */
     private static final long FIRST_ANSWER_BOUND_MILLIS = 1_500;
