@@ -5,6 +5,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.delayqueue.api.TaskContext;
 import io.github.delayqueue.api.TaskStatus;
@@ -215,6 +216,44 @@ class TaskRunnerTest {
             .run(new ClaimedTask(9, "typed", null, "\"x\"", 0, 1, 3, 0, 1), () -> false);
         assertThat(completion).isInstanceOfSatisfying(Completion.Failed.class,
                 failed -> assertThat(failed.error()).contains("codec bug"));
+    }
+
+    // --- what the listeners hear ----------------------------------------------------------------------------
+
+    /** A listener that records each failed attempt as "id FAILURE ExceptionName". */
+    private static TaskEvents recording(List<String> into, boolean failOnStart) {
+        return new TaskEvents() {
+            @Override
+            public void started(TaskContext task, long latenessMillis) {
+                if (failOnStart) {
+                    throw new IllegalStateException("listener bug");
+                }
+            }
+
+            @Override
+            public void attemptFailed(TaskContext task, Failure failure, @Nullable Throwable error) {
+                into.add(task.id() + " " + failure + " " + (error == null ? "none" : error.getClass().getSimpleName()));
+            }
+        };
+    }
+
+    @Test
+    void everyFailedAttemptIsReportedWithWhyAndWhatWasThrown() {
+        List<String> reported = new CopyOnWriteArrayList<>();
+        TaskRunner reporting = runner(recording(reported, false),
+                new JacksonPayloadCodec(JsonMapper.builder().build()));
+
+        reporting.run(task(21, "boom", null, "null", 1), () -> false);
+        reporting.run(task(22, "boom", null, "null", 3), () -> false);
+        reporting.run(task(23, "nobody.serves.this", null, "null", 1), () -> false);
+        reporting.run(task(24, "order.typed", null, "{\"to\":\"ada@example.org\"}", 1), () -> false);
+        reporting.run(lastAttempt, () -> true);
+        runner(recording(reported, true), new JacksonPayloadCodec(JsonMapper.builder().build()))
+            .run(task(25, "boom", null, "null", 1), () -> false);
+
+        assertThat(reported).containsExactly("21 HANDLER IllegalStateException", "22 HANDLER IllegalStateException",
+                "23 NO_HANDLER none", "24 BINDING PayloadBindingException", "7 LEASE_LOST InterruptedException",
+                "25 INTERNAL IllegalStateException");
     }
 
     // --- what the log says ---------------------------------------------------------------------------------

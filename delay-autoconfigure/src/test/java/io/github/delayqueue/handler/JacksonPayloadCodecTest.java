@@ -98,4 +98,26 @@ class JacksonPayloadCodecTest {
         assertThat(codec.decode("\"text\"", String.class)).isEqualTo("text");
         assertThat(codec.decode("null", Order.class)).isNull();
     }
+
+    @Test
+    void lenientBindingBindsAsTheApplicationsMapperDoes() {
+        JacksonPayloadCodec lenient = new JacksonPayloadCodec(JsonMapper.builder().build(), false);
+
+        assertThat(lenient.decode(lenient.encode(new Mail("ada@example.org")), Order.class))
+            .isEqualTo(new Order(null, null));
+        assertThat(lenient.decode("{\"quantity\":1.5,\"sku\":\"A-1\"}", Line.class)).isEqualTo(new Line(1, "A-1"));
+    }
+
+    @Test
+    void aStrictFailureSaysWhereAndWhetherLenientBindingWouldBind() {
+        assertThatExceptionOfType(PayloadBindingException.class)
+            .isThrownBy(() -> codec.decode("{\"id\":7}", Order.class))
+            .withMessageContaining("delay.payload.strict-binding=false");
+        assertThatExceptionOfType(PayloadBindingException.class)
+            .isThrownBy(() -> codec.decode("[{\"quantity\":\"many\",\"sku\":\"A-1\"}]",
+                    new TypeReference<List<Line>>() {
+                    }.getType()))
+            .withMessageContaining(" at [0].quantity")
+            .withMessageNotContaining("strict-binding");
+    }
 }
