@@ -574,6 +574,10 @@ class DelayQueueAutoConfigurationTests {
         runner.withUserConfiguration(Enabled.class).withPropertyValues("delay.payload.strict-binding=false")
             .run(context -> assertThat(context.getBean(PayloadCodec.class).decode(mail, Order.class))
                 .isEqualTo(new Order(null, null)));
+        runner.withUserConfiguration(Enabled.class).withPropertyValues("delay.payload.strict-binding=maybe")
+            .run(context -> assertThat(context).getFailure()
+                .as("a boolean needs no rule of its own: Boot's binder names it")
+                .hasStackTraceContaining("delay.payload.strict-binding"));
     }
 
     // --- properties -----------------------------------------------------------------------------------------
