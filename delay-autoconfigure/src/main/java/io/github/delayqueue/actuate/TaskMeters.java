@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -12,6 +13,7 @@ import io.github.delayqueue.engine.TaskEvents;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Turns the engine's events into Micrometer meters. Tags stay low-cardinality: the task type (bounded by the
@@ -21,6 +23,9 @@ import io.micrometer.core.instrument.Timer;
  * <ul>
  * <li>{@code delay.tasks.scheduled} {type}: tasks created (a duplicate key creates none)</li>
  * <li>{@code delay.tasks.completed} {type, outcome = success | retry | failed | cancelled}</li>
+ * <li>{@code delay.task.failures} {type, reason = handler | binding | no-handler | lease-lost | internal, exception}:
+ * failed attempts, by the simple name of the exception's class ({@code none} when no handler serves the type); at
+ * most {@value #MAX_EXCEPTIONS_PER_TYPE} names per type, further ones count as {@code other}</li>
  * <li>{@code delay.task.duration} {type}: handler run time</li>
  * <li>{@code delay.task.lateness} {type}: start minus due time, with a percentile histogram</li>
  * <li>{@code delay.claim.conflicts}, {@code delay.migration.tasks}, {@code delay.recovery.tasks} {reason}</li>
@@ -35,6 +40,13 @@ public final class TaskMeters implements TaskEvents {
     static final Duration LATENESS_MIN = Duration.ofMillis(1);
 
     static final Duration LATENESS_MAX = Duration.ofHours(1);
+
+    /**
+     * Exception names a type's failure counters take before further ones count as {@code other}: handlers throw a
+     * handful of kinds, but one that builds exception classes at run time (proxies, lambdas) must not grow the
+     * registry without end.
+     */
+    static final int MAX_EXCEPTIONS_PER_TYPE = 20;
 
     private final MeterRegistry registry;
 
@@ -101,6 +113,16 @@ public final class TaskMeters implements TaskEvents {
     }
 
     @Override
+    public void attemptFailed(TaskContext task, Failure failure, @Nullable Throwable error) {
+        meters(task.type()).failures(failure, error == null ? "none" : exceptionName(error.getClass())).increment();
+    }
+
+    static String exceptionName(Class<?> type) {
+        String simple = type.getSimpleName();
+        return simple.isEmpty() ? type.getName() : simple; // anonymous classes have no simple name
+    }
+
+    @Override
     public void claimConflicts(int count) {
         claimConflicts.increment(count);
     }
@@ -137,7 +159,7 @@ public final class TaskMeters implements TaskEvents {
     }
 
     private TypeMeters create(String type) {
-        return new TypeMeters(
+        return new TypeMeters(type,
                 Counter.builder("delay.tasks.scheduled")
                     .description("Tasks scheduled (created; a duplicate key creates none)")
                     .tag("type", type)
@@ -166,7 +188,67 @@ public final class TaskMeters implements TaskEvents {
             .register(registry);
     }
 
-    private record TypeMeters(Counter scheduled, Counter success, Counter retry, Counter failed, Counter cancelled,
-            Timer duration, Timer lateness) {
+    private Counter failures(String type, Failure failure, String exception) {
+        return Counter.builder("delay.task.failures")
+            .description("Failed attempts by why they failed (the handler threw, the payload did not bind, no "
+                    + "handler serves the type, the lease was lost, a failure around the handler) and by the simple "
+                    + "name of the exception's class")
+            .tag("type", type)
+            .tag("reason", failure.name().toLowerCase(Locale.ROOT).replace('_', '-'))
+            .tag("exception", exception)
+            .register(registry);
+    }
+
+    private final class TypeMeters {
+
+        private final String type;
+
+        private final Counter scheduled;
+
+        private final Counter success;
+
+        private final Counter retry;
+
+        private final Counter failed;
+
+        private final Counter cancelled;
+
+        private final Timer duration;
+
+        private final Timer lateness;
+
+        /** Failure counters by reason and exception name; the names bounded by {@link #MAX_EXCEPTIONS_PER_TYPE}. */
+        private final Map<String, Counter> failures = new ConcurrentHashMap<>();
+
+        private final Set<String> exceptions = ConcurrentHashMap.newKeySet();
+
+        TypeMeters(String type, Counter scheduled, Counter success, Counter retry, Counter failed,
+                Counter cancelled, Timer duration, Timer lateness) {
+            this.type = type;
+            this.scheduled = scheduled;
+            this.success = success;
+            this.retry = retry;
+            this.failed = failed;
+            this.cancelled = cancelled;
+            this.duration = duration;
+            this.lateness = lateness;
+        }
+
+        Counter failures(Failure failure, String exception) {
+            String name = admitted(exception) ? exception : "other";
+            return failures.computeIfAbsent(failure + "/" + name, key -> TaskMeters.this.failures(type, failure, name));
+        }
+
+        private boolean admitted(String exception) {
+            if (exceptions.contains(exception)) {
+                return true;
+            }
+            synchronized (exceptions) {
+                if (exceptions.size() < MAX_EXCEPTIONS_PER_TYPE) {
+                    exceptions.add(exception);
+                }
+                return exceptions.contains(exception);
+            }
+        }
     }
 }

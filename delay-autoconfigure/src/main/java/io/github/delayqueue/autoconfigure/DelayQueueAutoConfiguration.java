@@ -111,8 +111,9 @@ public final class DelayQueueAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    PayloadCodec delayPayloadCodec(ObjectProvider<JsonMapper> jsonMapper) {
-        return new JacksonPayloadCodec(jsonMapper.getIfUnique(() -> JsonMapper.builder().findAndAddModules().build()));
+    PayloadCodec delayPayloadCodec(ObjectProvider<JsonMapper> jsonMapper, DelayQueueProperties properties) {
+        return new JacksonPayloadCodec(jsonMapper.getIfUnique(() -> JsonMapper.builder().findAndAddModules().build()),
+                properties.getPayload().isStrictBinding());
     }
 
     @Bean
@@ -159,6 +160,13 @@ public final class DelayQueueAutoConfiguration {
         return new DelayQueueEngine(engineSettings(properties), store, indexer.getIfAvailable(), registry, codec,
                 retryPolicy, tiers, clock, wake, TaskEvents.composite(events.orderedStream().toList()),
                 invoker.getIfAvailable(() -> HandlerInvoker.DIRECT), scheduler, handlerExecutor);
+    }
+
+    /** Where this instance runs tasks, a warning when it schedules a type none of its handlers serves. */
+    @Bean
+    @ConditionalOnBooleanProperty(name = "delay.worker.enabled", matchIfMissing = true)
+    UnservedTypeWarning delayUnservedTypeWarning(HandlerRegistry registry) {
+        return new UnservedTypeWarning(registry);
     }
 
     /**

@@ -453,12 +453,30 @@ public class DelayQueueProperties implements Validator {
         /** Largest payload accepted, measured as UTF-8 JSON; larger ones are rejected when scheduled. At most 16MB. */
         private DataSize maxSize = DataSize.ofKilobytes(64);
 
+        /**
+         * Whether payloads bind strictly to a handler's parameter type: a record component (a constructor parameter)
+         * missing from the stored JSON, a null for a primitive or a fraction for an integer is a binding failure, and
+         * the task is dead-lettered at once, instead of running with values Jackson made up (null, 0). Such a payload
+         * is usually a task of another type (another application sharing the table, a wrong type name). Set false
+         * to bind as the application's JsonMapper does, for payloads that lack components on purpose, e.g. tasks
+         * scheduled before a component was added to the record. Unknown properties are ignored either way.
+         */
+        private boolean strictBinding = true;
+
         public DataSize getMaxSize() {
             return maxSize;
         }
 
         public void setMaxSize(DataSize maxSize) {
             this.maxSize = maxSize;
+        }
+
+        public boolean isStrictBinding() {
+            return strictBinding;
+        }
+
+        public void setStrictBinding(boolean strictBinding) {
+            this.strictBinding = strictBinding;
         }
     }
 

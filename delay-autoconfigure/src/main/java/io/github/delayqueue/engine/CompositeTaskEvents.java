@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.function.Consumer;
 
 import io.github.delayqueue.api.TaskContext;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,6 +48,11 @@ final class CompositeTaskEvents implements TaskEvents {
     @Override
     public void finished(TaskContext task, Outcome outcome, long durationNanos) {
         each("finished", l -> l.finished(task, outcome, durationNanos));
+    }
+
+    @Override
+    public void attemptFailed(TaskContext task, Failure failure, @Nullable Throwable error) {
+        each("attemptFailed", l -> l.attemptFailed(task, failure, error));
     }
 
     @Override

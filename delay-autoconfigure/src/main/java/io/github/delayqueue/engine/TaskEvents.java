@@ -3,6 +3,7 @@ package io.github.delayqueue.engine;
 import java.util.List;
 
 import io.github.delayqueue.api.TaskContext;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the engine reports as it works, for meters and logs. Every method has an empty default, so a listener
@@ -17,6 +18,20 @@ public interface TaskEvents {
     /** How a run ended. */
     enum Outcome {
         SUCCESS, RETRY, FAILED
+    }
+
+    /** Why an attempt failed. */
+    enum Failure {
+        /** The handler threw. */
+        HANDLER,
+        /** The payload did not bind to the handler's parameter type (the codec threw); the task is dead-lettered. */
+        BINDING,
+        /** No handler on this instance serves the task's type; the task is dead-lettered. */
+        NO_HANDLER,
+        /** The handler was interrupted because this instance could not renew the lease; the attempt is not counted. */
+        LEASE_LOST,
+        /** Something around the handler failed (a listener, an {@link Error} in the codec); retried like a failure. */
+        INTERNAL
     }
 
     /** Why a task was taken back from where it was stuck. */
@@ -42,6 +57,13 @@ public interface TaskEvents {
      * payload did not bind), which ends the task as {@link Outcome#FAILED}.
      */
     default void finished(TaskContext task, Outcome outcome, long durationNanos) {
+    }
+
+    /**
+     * An attempt failed, right after {@link #finished} with {@link Outcome#RETRY} or {@link Outcome#FAILED} (or, for
+     * {@link Failure#INTERNAL}, without it): why, and what was thrown, {@code null} when no handler serves the type.
+     */
+    default void attemptFailed(TaskContext task, Failure failure, @Nullable Throwable error) {
     }
 
     /** Ids taken from the index whose rows another instance (or a cancel) had already changed. */

@@ -6,19 +6,22 @@ import java.util.function.BooleanSupplier;
 import io.github.delayqueue.api.TaskContext;
 import io.github.delayqueue.handler.HandlerInvoker;
 import io.github.delayqueue.handler.HandlerRegistry;
+import io.github.delayqueue.handler.PayloadBindingException;
 import io.github.delayqueue.handler.PayloadCodec;
 import io.github.delayqueue.handler.RetryPolicy;
 import io.github.delayqueue.handler.TaskHandler;
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.Completion;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.LoggerFactory;
 
 /**
  * Runs one claimed task on the calling worker thread and decides how it ended: success, a retry at the next
  * backoff in the tier its new due time belongs to, or the dead letter (out of attempts, payload that does not bind,
  * or no handler for the type). Nothing thrown while running a task, by the handler, a listener, the payload codec or
  * this class, {@link Error}s included, escapes to the worker thread: every run ends in a completion, so no task is
- * left {@code RUNNING} by a failure around its handler.
+ * left {@code RUNNING} by a failure around its handler. Every failed attempt is logged ({@link FailureLog}) and
+ * reported to the listeners ({@link TaskEvents#attemptFailed}), so a failure is never only a {@code last_error}.
  */
 final class TaskRunner {
 
@@ -38,6 +41,8 @@ final class TaskRunner {
 
     private final HandlerInvoker invoker;
 
+    private final FailureLog failures;
+
     TaskRunner(HandlerRegistry registry, PayloadCodec codec, RetryPolicy retryPolicy, Tiers tiers,
             QueueClock clock, TaskEvents events, String instanceId, HandlerInvoker invoker) {
         this.registry = registry;
@@ -48,6 +53,7 @@ final class TaskRunner {
         this.events = events;
         this.instanceId = instanceId;
         this.invoker = invoker;
+        this.failures = new FailureLog(LoggerFactory.getLogger(TaskRunner.class), clock::now);
     }
 
     /**
@@ -60,29 +66,37 @@ final class TaskRunner {
             return runHandler(task, leaseLost);
         }
         catch (Throwable ex) { // around the handler, not in it: still an attempt that ran, and it must end
-            return unexpected(task, ex);
+            Completion completion = unexpected(task, ex);
+            report(task, TaskEvents.Failure.INTERNAL, ex);
+            return completion;
         }
     }
 
     private Completion runHandler(ClaimedTask task, BooleanSupplier leaseLost) {
         // what the handler sees, and what listeners hear of the task: never the stored payload
-        TaskContext context = new TaskContext(task.id(), task.type(), task.key(), task.attempt(),
-                Instant.ofEpochMilli(task.dueAt()), Instant.ofEpochMilli(task.createdAt()), task.claim());
+        TaskContext context = context(task);
         TaskHandler handler = registry.find(task.type());
         if (handler == null) {
+            String error = "No @DelayedHandler for task type '" + task.type() + "' on instance " + instanceId
+                    + "; deploy a handler for it and re-run the task";
             events.finished(context, TaskEvents.Outcome.FAILED, 0);
-            return new Completion.Failed(task.id(), task.claim(), task.attempt(), "No @DelayedHandler for task type '"
-                    + task.type() + "' on instance " + instanceId + "; deploy a handler for it and re-run the task");
+            events.attemptFailed(context, TaskEvents.Failure.NO_HANDLER, null);
+            failures.rejected(task, error, null);
+            return new Completion.Failed(task.id(), task.claim(), task.attempt(), error);
         }
         Object payload;
         try {
             payload = bind(task, handler);
         }
         catch (RuntimeException ex) { // PayloadBindingException, or whatever a custom codec throws
+            String error = "Payload of task " + task.id() + " (type '" + task.type() + "') does not fit "
+                    + handler.description() + ": " + describe(ex)
+                    + "; fix the payload or the handler's parameter type and re-run the task";
             events.finished(context, TaskEvents.Outcome.FAILED, 0);
-            return new Completion.Failed(task.id(), task.claim(), task.attempt(), "Payload of task " + task.id()
-                    + " (type '" + task.type() + "') does not fit " + handler.description() + ": " + describe(ex)
-                    + "; fix the payload or the handler's parameter type and re-run the task");
+            events.attemptFailed(context, TaskEvents.Failure.BINDING, ex);
+            // a binding failure says all in its message; anything else a codec throws is a bug worth its stack trace
+            failures.rejected(task, error, ex instanceof PayloadBindingException ? null : ex);
+            return new Completion.Failed(task.id(), task.claim(), task.attempt(), error);
         }
         events.started(context, clock.now() - task.dueAt());
         long started = System.nanoTime();
@@ -104,10 +118,13 @@ final class TaskRunner {
         if (leaseLost.getAsBoolean()) {
             // the instance's failure, not the handler's: the attempt is not held against the task
             long now = clock.now();
+            String error = "Attempt " + task.attempt() + " was interrupted because instance " + instanceId
+                    + " could not renew its lease: " + describe(failure);
             events.finished(context, TaskEvents.Outcome.RETRY, duration);
+            events.attemptFailed(context, TaskEvents.Failure.LEASE_LOST, failure);
+            failures.interrupted(task, error);
             return new Completion.Retry(task.id(), task.claim(), tiers.statusFor(now, now), now, task.attempt() - 1,
-                    "Attempt " + task.attempt() + " was interrupted because instance " + instanceId
-                            + " could not renew its lease: " + describe(failure));
+                    error);
         }
         return failed(task, context, handler, failure, duration);
     }
@@ -119,10 +136,12 @@ final class TaskRunner {
             TaskHandler handler = registry.find(task.type());
             int maxAttempts = retryPolicy.maxAttempts(task.maxAttempts(), handler == null ? null : handler.settings());
             if (task.attempt() >= maxAttempts) {
+                failures.failedOutsideHandler(task, null, ex);
                 return new Completion.Failed(task.id(), task.claim(), task.attempt(), error);
             }
             long now = clock.now();
             long dueAt = now + retryPolicy.backoffMillis(task.attempt(), handler == null ? null : handler.settings());
+            failures.failedOutsideHandler(task, dueAt, ex);
             return new Completion.Retry(task.id(), task.claim(), tiers.statusFor(dueAt, now), dueAt, task.attempt(),
                     error);
         }
@@ -131,6 +150,20 @@ final class TaskRunner {
             return new Completion.Retry(task.id(), task.claim(), tiers.statusFor(now, now), now, task.attempt(),
                     error);
         }
+    }
+
+    /** Tells the listeners of a failure around the handler, which may itself be a listener's. */
+    private void report(ClaimedTask task, TaskEvents.Failure failure, Throwable error) {
+        try {
+            events.attemptFailed(context(task), failure, error);
+        }
+        catch (RuntimeException ignored) { // a listener that fails again must not keep the task from ending
+        }
+    }
+
+    private static TaskContext context(ClaimedTask task) {
+        return new TaskContext(task.id(), task.type(), task.key(), task.attempt(), Instant.ofEpochMilli(task.dueAt()),
+                Instant.ofEpochMilli(task.createdAt()), task.claim());
     }
 
     private @Nullable Object bind(ClaimedTask task, TaskHandler handler) {
@@ -143,12 +176,16 @@ final class TaskRunner {
         int maxAttempts = retryPolicy.maxAttempts(task.maxAttempts(), handler.settings());
         if (task.attempt() >= maxAttempts) {
             events.finished(context, TaskEvents.Outcome.FAILED, duration);
+            events.attemptFailed(context, TaskEvents.Failure.HANDLER, failure);
+            failures.deadLettered(task, maxAttempts, failure);
             return new Completion.Failed(task.id(), task.claim(), task.attempt(), "Failed on attempt "
                     + task.attempt() + " of " + maxAttempts + ": " + error);
         }
         long now = clock.now();
         long dueAt = now + retryPolicy.backoffMillis(task.attempt(), handler.settings());
         events.finished(context, TaskEvents.Outcome.RETRY, duration);
+        events.attemptFailed(context, TaskEvents.Failure.HANDLER, failure);
+        failures.retried(task, maxAttempts, dueAt, failure);
         return new Completion.Retry(task.id(), task.claim(), tiers.statusFor(dueAt, now), dueAt, task.attempt(),
                 "Attempt " + task.attempt() + " of " + maxAttempts + " failed: " + error);
     }

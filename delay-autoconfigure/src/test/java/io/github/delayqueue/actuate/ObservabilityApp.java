@@ -13,13 +13,17 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 
 /**
- * An application for the observability tests: handlers that succeed, always fail, fail once, or fail until a test
- * lets them succeed, counting their runs per task.
+ * An application for the observability tests: handlers that succeed, always fail, fail once, fail until a test
+ * lets them succeed, or take a record, counting their runs per task.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
 @EnableDelayQueue
 public class ObservabilityApp {
+
+    /** The payload of "obs.order", with components a payload of another type lacks. */
+    public record Order(Long id, String customer) {
+    }
 
     @Bean
     Handlers observabilityHandlers() {
@@ -61,6 +65,11 @@ public class ObservabilityApp {
             if (context.attempt() == 1) {
                 throw new IllegalStateException("first attempt of " + payload);
             }
+        }
+
+        @DelayedHandler(type = "obs.order")
+        void order(Order order, TaskContext context) {
+            count(context);
         }
 
         @DelayedHandler(type = "obs.switch", maxAttempts = 1)

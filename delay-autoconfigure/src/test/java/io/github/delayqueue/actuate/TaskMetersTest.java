@@ -1,10 +1,21 @@
 package io.github.delayqueue.actuate;
 
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.time.DateTimeException;
 import java.time.Instant;
+import java.util.ConcurrentModificationException;
+import java.util.EmptyStackException;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.api.TaskContext;
 import io.github.delayqueue.engine.TaskEvents;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -81,11 +92,63 @@ class TaskMetersTest {
     }
 
     @Test
+    void failedAttemptsAreCountedByTypeReasonAndExceptionName() {
+        meters.attemptFailed(task(1, "mail.send"), TaskEvents.Failure.HANDLER, new IllegalStateException("a"));
+        meters.attemptFailed(task(2, "mail.send"), TaskEvents.Failure.HANDLER, new IllegalStateException("b"));
+        meters.attemptFailed(task(3, "mail.send"), TaskEvents.Failure.HANDLER, new IOException("c"));
+        meters.attemptFailed(task(4, "mail.send"), TaskEvents.Failure.BINDING, new RuntimeException("d") {
+        });
+        meters.attemptFailed(task(5, "nobody"), TaskEvents.Failure.NO_HANDLER, null);
+        meters.attemptFailed(task(6, "mail.send"), TaskEvents.Failure.LEASE_LOST, new InterruptedException());
+        meters.attemptFailed(task(7, "mail.send"), TaskEvents.Failure.INTERNAL, new OutOfMemoryError());
+
+        assertThat(counter("delay.task.failures", "type", "mail.send", "reason", "handler", "exception",
+                "IllegalStateException")).isEqualTo(2);
+        assertThat(counter("delay.task.failures", "type", "mail.send", "reason", "handler", "exception",
+                "IOException")).isEqualTo(1);
+        assertThat(counter("delay.task.failures", "type", "mail.send", "reason", "binding", "exception",
+                TaskMetersTest.class.getName() + "$1")).as("an anonymous class by its name").isEqualTo(1);
+        assertThat(counter("delay.task.failures", "type", "nobody", "reason", "no-handler", "exception", "none"))
+            .isEqualTo(1);
+        assertThat(counter("delay.task.failures", "type", "mail.send", "reason", "lease-lost", "exception",
+                "InterruptedException")).isEqualTo(1);
+        assertThat(counter("delay.task.failures", "type", "mail.send", "reason", "internal", "exception",
+                "OutOfMemoryError")).isEqualTo(1);
+    }
+
+    /** A handler that throws ever new kinds of exceptions must not grow the registry without end. */
+    @Test
+    void exceptionNamesPerTypeAreBounded() {
+        List<Throwable> kinds = List.of(new IllegalStateException(), new IllegalArgumentException(),
+                new UnsupportedOperationException(), new NullPointerException(), new ArithmeticException(),
+                new ArrayIndexOutOfBoundsException(), new ClassCastException(), new IndexOutOfBoundsException(),
+                new NegativeArraySizeException(), new SecurityException(), new StringIndexOutOfBoundsException(),
+                new ArrayStoreException(), new NoSuchElementException(), new ConcurrentModificationException(),
+                new IOException(), new TimeoutException(), new CancellationException(),
+                new RejectedExecutionException(), new FileNotFoundException(), new EmptyStackException(),
+                new DateTimeException("x"), new NumberFormatException(), new InterruptedException(),
+                new CloneNotSupportedException(), new InternalError());
+        assertThat(kinds).hasSizeGreaterThan(TaskMeters.MAX_EXCEPTIONS_PER_TYPE);
+        for (int round = 0; round < 3; round++) {
+            kinds.forEach(kind -> meters.attemptFailed(task(1, "gen"), TaskEvents.Failure.HANDLER, kind));
+        }
+
+        List<Counter> counters = List.copyOf(registry.find("delay.task.failures").tag("type", "gen").counters());
+        assertThat(counters).extracting(counter -> counter.getId().getTag("exception")).doesNotHaveDuplicates()
+            .hasSize(TaskMeters.MAX_EXCEPTIONS_PER_TYPE + 1)
+            .contains("IllegalStateException", "other")
+            .doesNotContain("InternalError");
+        assertThat(counters.stream().mapToDouble(Counter::count).sum()).as("every failure counted")
+            .isEqualTo(3 * kinds.size());
+    }
+
+    @Test
     void tagsNeverCarryIdsOrKeys() {
         meters.started(task(41, "a"), 1);
         meters.finished(task(41, "a"), TaskEvents.Outcome.SUCCESS, 1);
+        meters.attemptFailed(task(41, "a"), TaskEvents.Failure.HANDLER, new IllegalStateException("task 41"));
         registry.getMeters().forEach(meter -> meter.getId().getTags().forEach(tag -> {
-            assertThat(tag.getKey()).isIn("type", "outcome", "reason");
+            assertThat(tag.getKey()).isIn("type", "outcome", "reason", "exception");
             assertThat(tag.getValue()).doesNotContain("41");
         }));
     }

@@ -29,6 +29,7 @@ import io.github.delayqueue.handler.HandlerSettings;
 import io.github.delayqueue.engine.IndexWatch;
 import io.github.delayqueue.engine.Indexer;
 import io.github.delayqueue.handler.JacksonPayloadCodec;
+import io.github.delayqueue.handler.PayloadBindingException;
 import io.github.delayqueue.handler.PayloadCodec;
 import io.github.delayqueue.engine.QueueClock;
 import io.github.delayqueue.handler.RetryPolicy;
@@ -78,6 +79,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import io.github.delayqueue.engine.TestScheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 import static org.mockito.Mockito.mock;
 
@@ -549,6 +551,33 @@ class DelayQueueAutoConfigurationTests {
             .run(context -> assertThat(context).getFailure()
                 .hasStackTraceContaining("@DelayedHandler on")
                 .hasStackTraceContaining("invalid backoff (backoff=\"soon\""));
+    }
+
+    // --- payload binding ------------------------------------------------------------------------------------
+
+    /** A handler's payload record. */
+    record Order(Long id, String customer) {
+    }
+
+    /** Another record, stored under the handler's type by mistake. */
+    record Mail(String to) {
+    }
+
+    @Test
+    void payloadsBindStrictlyUnlessThePropertyRelaxesIt() {
+        String mail = "{\"to\":\"ada@example.org\"}";
+        runner.withUserConfiguration(Enabled.class).run(context -> {
+            PayloadCodec codec = context.getBean(PayloadCodec.class);
+            assertThatExceptionOfType(PayloadBindingException.class).as("strict by default")
+                .isThrownBy(() -> codec.decode(mail, Order.class));
+        });
+        runner.withUserConfiguration(Enabled.class).withPropertyValues("delay.payload.strict-binding=false")
+            .run(context -> assertThat(context.getBean(PayloadCodec.class).decode(mail, Order.class))
+                .isEqualTo(new Order(null, null)));
+        runner.withUserConfiguration(Enabled.class).withPropertyValues("delay.payload.strict-binding=maybe")
+            .run(context -> assertThat(context).getFailure()
+                .as("a boolean needs no rule of its own: Boot's binder names it")
+                .hasStackTraceContaining("delay.payload.strict-binding"));
     }
 
     // --- properties -----------------------------------------------------------------------------------------

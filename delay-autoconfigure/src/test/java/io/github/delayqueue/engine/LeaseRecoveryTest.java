@@ -24,6 +24,10 @@ import io.github.delayqueue.store.NewTask;
 import io.github.delayqueue.store.SettableClock;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -32,6 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * counts only if its handler started. A claimed task that never started goes back uncounted, however few attempts
  * it has; one that started counts, and is dead-lettered when that was its last.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class LeaseRecoveryTest {
 
     private static final long T0 = 1_750_000_000_000L;
@@ -111,6 +116,22 @@ class LeaseRecoveryTest {
         assertThat(view(second).attempts()).isEqualTo(2);
         assertThat(view(second).lastError()).endsWith("no attempts are left");
         assertThat(view(claimed.get(1)).status()).as("its first of two").isEqualTo(TaskStatus.QUEUED);
+    }
+
+    /** A dead letter of recovery is a failed attempt like any other: it must not be only a last_error. */
+    @Test
+    void aStartedLastAttemptThatIsDeadLetteredIsLoggedAtError(CapturedOutput output) {
+        List<ClaimedTask> claimed = claim(2, T0, 1);
+        store.markStarted(List.of(claimed.get(0).claimId()), T0 + 1);
+        applicationClock.setMillis(LEASE_END + 1);
+
+        recovery.run();
+
+        assertThat(view(claimed.get(0)).status()).isEqualTo(TaskStatus.FAILED);
+        assertThat(output.getOut().lines().filter(line -> line.contains(" ERROR "))).singleElement().asString()
+            .contains("Task " + claimed.get(0).id(), "'t'", "dead-lettered", "attempt 1 of 1");
+        assertThat(output.getOut()).as("the task that goes back is no dead letter")
+            .doesNotContain("Task " + claimed.get(1).id());
     }
 
     @Test

@@ -1,0 +1,90 @@
+package io.github.delayqueue.autoconfigure;
+
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.github.delayqueue.engine.TaskEvents;
+import io.github.delayqueue.handler.HandlerRegistry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.beans.factory.SmartInitializingSingleton;
+
+/**
+ * Warns, once per type, when an instance that runs tasks schedules a task of a type that none of its handlers serves.
+ * Instances claim due tasks of every type, and one without the type's handler dead-letters such a task at once, so
+ * this instance would do that to its own task, and so would any other deployed alike: the warning comes before the
+ * first dead letter, from the call that caused it. What becomes of such tasks does not change here.
+ * <p>
+ * A producer-only instance ({@code delay.worker.enabled=false}) is not warned: it schedules for other instances by
+ * design, never claims a task, and cannot know which types they serve, so it would warn of every type it uses. Its
+ * tasks' failures are logged where they happen, on the instance that claimed them.
+ * <p>
+ * Handlers register as their beans are created, so a type scheduled while the context starts is checked once every
+ * singleton exists. Types are remembered up to {@value #MAX_TYPES}; past that, further types are not warned of.
+ */
+final class UnservedTypeWarning implements TaskEvents, SmartInitializingSingleton {
+
+    static final int MAX_TYPES = 1_000;
+
+    private static final Logger log = LoggerFactory.getLogger(UnservedTypeWarning.class);
+
+    private final HandlerRegistry registry;
+
+    private final Set<String> warned = ConcurrentHashMap.newKeySet();
+
+    /** Types scheduled while the context started, to check once every handler is registered. */
+    private final Set<String> early = new LinkedHashSet<>();
+
+    private volatile boolean ready;
+
+    UnservedTypeWarning(HandlerRegistry registry) {
+        this.registry = registry;
+    }
+
+    /** Called after the commit of every task created: a look-up in the registry, and nothing more once warned. */
+    @Override
+    public void scheduled(String type) {
+        if (registry.find(type) != null || warned.contains(type) || warned.size() >= MAX_TYPES) {
+            return;
+        }
+        if (!ready) {
+            synchronized (early) {
+                if (!ready) {
+                    if (early.size() < MAX_TYPES) {
+                        early.add(type);
+                    }
+                    return;
+                }
+            }
+        }
+        warn(type);
+    }
+
+    @Override
+    public void afterSingletonsInstantiated() {
+        List<String> scheduled;
+        synchronized (early) {
+            ready = true;
+            scheduled = List.copyOf(early);
+            early.clear();
+        }
+        for (String type : scheduled) {
+            if (registry.find(type) == null) {
+                warn(type);
+            }
+        }
+    }
+
+    private void warn(String type) {
+        if (warned.add(type)) {
+            log.warn("Scheduled a task of type '{}', but no @DelayedHandler on this instance serves that type. This "
+                    + "instance runs tasks (delay.worker.enabled=true) and claims due tasks of every type, so a task "
+                    + "of this type that it claims is dead-lettered (FAILED) at once, as on any other instance "
+                    + "without the handler. Deploy the handler to every instance that runs tasks, or set "
+                    + "delay.worker.enabled=false on instances that only schedule. (Logged once per type.)", type);
+        }
+    }
+}
