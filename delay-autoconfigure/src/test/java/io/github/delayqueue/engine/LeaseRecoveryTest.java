@@ -30,6 +30,7 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@link LeaseRecovery} on an in-memory store, with the clock moved past the leases: the guarantee that an attempt
@@ -79,6 +80,8 @@ class LeaseRecoveryTest {
         assertThat(task.attempts()).isZero();
         assertThat(task.dueAt().toEpochMilli()).as("still due when it was: it runs at once").isEqualTo(T0 - 5_000);
         assertThat(task.lastError()).contains("Claimed by me").contains("the attempt was not made");
+        // indexed on the scheduler, after the recovery's commit
+        await().atMost(Duration.ofSeconds(5)).until(() -> index.size(0) == 1);
         assertThat(index.pop(0, T0, 10).ids()).as("back in the index").containsExactly(claimed.id());
         assertThat(recovered).hasValue(1);
     }
