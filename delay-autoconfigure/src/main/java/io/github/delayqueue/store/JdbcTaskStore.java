@@ -33,6 +33,8 @@ public class JdbcTaskStore implements TaskStore, AutoCloseable {
     /** How long a claim may wait for its answer, unless told: the default lease. */
     private static final Duration DEFAULT_CLAIM_TIMEOUT = Duration.ofSeconds(30);
 
+    private final DataSource dataSource;
+
     private final JdbcTemplate jdbc;
 
     private final TransactionTemplate tx;
@@ -76,6 +78,7 @@ public class JdbcTaskStore implements TaskStore, AutoCloseable {
     public JdbcTaskStore(DataSource dataSource, String table, Duration claimTimeout) {
         // quoted in every statement: a reserved word works too
         this.table = TableNames.quoted(TableNames.requireValidTaskTable(table));
+        this.dataSource = dataSource;
         this.jdbc = new JdbcTemplate(dataSource);
         this.tx = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
         // READ COMMITTED: locking reads lock the rows they return and no gaps, so claims never deadlock with the
@@ -103,6 +106,12 @@ public class JdbcTaskStore implements TaskStore, AutoCloseable {
     @Override
     public void close() {
         claims.giveBack();
+    }
+
+    /** See {@link CallerTransaction}: a transaction of this store's DataSource, with auto-commit off. */
+    @Override
+    public boolean joinsCallerTransaction() {
+        return CallerTransaction.joins(dataSource);
     }
 
     @Override
@@ -193,7 +202,7 @@ public class JdbcTaskStore implements TaskStore, AutoCloseable {
 
     @Override
     public Optional<String> cancel(long id, long now) {
-        return inTransaction(() -> {
+        return inCallersOrOwnTransaction(() -> {
             List<String> types = jdbc.queryForList(selectTypeForUpdate, String.class, id);
             if (types.isEmpty() || jdbc.update(cancel, now, id) != 1) {
                 return Optional.<String>empty();
@@ -204,7 +213,7 @@ public class JdbcTaskStore implements TaskStore, AutoCloseable {
 
     @Override
     public OptionalLong cancel(String type, String key, long now) {
-        return inTransaction(() -> {
+        return inCallersOrOwnTransaction(() -> {
             List<Long> ids = jdbc.queryForList(selectIdByKeyForUpdate, Long.class, type, key);
             if (ids.isEmpty() || jdbc.update(cancel, now, ids.get(0)) != 1) {
                 return OptionalLong.empty();
@@ -213,6 +222,7 @@ public class JdbcTaskStore implements TaskStore, AutoCloseable {
         });
     }
 
+    /** One statement: on the caller's transaction's connection when it joins one, autocommitted otherwise. */
     @Override
     public boolean reschedule(long id, long dueAt, TaskStatus status, long now) {
         return jdbc.update(reschedule, dueAt, status.name(), now, id) == 1;
@@ -251,5 +261,15 @@ public class JdbcTaskStore implements TaskStore, AutoCloseable {
 
     private <T> T inTransaction(Supplier<T> work) {
         return tx.execute(status -> work.get());
+    }
+
+    /**
+     * On the caller's transaction's connection when it joins one ({@link CallerTransaction}); in a transaction of its
+     * own otherwise. Never through {@code tx} inside the caller's: under a {@code JpaTransactionManager} a transaction
+     * manager of the DataSource would see no transaction of its own, take the JPA transaction's connection as its
+     * own, and commit it.
+     */
+    private <T> T inCallersOrOwnTransaction(Supplier<T> work) {
+        return joinsCallerTransaction() ? work.get() : inTransaction(work);
     }
 }

@@ -11,18 +11,17 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * Writes new tasks ({@link InsertBatch}) all or nothing, and decides on which connection. Outside a caller's
- * transaction a call that needs one write statement runs it autocommitted (one round trip); a call that needs several
- * runs them in one transaction of its own, so a failure part-way stores nothing. Inside a caller's transaction the
- * rows go through its connection, behind a savepoint when there are several statements. A connection lost while the
- * last write or the commit was on its way leaves the outcome unknown, and says so
- * ({@link InsertOutcomeUnknownException}); every other failure stored nothing.
+ * transaction ({@link CallerTransaction}) a call that needs one write statement runs it autocommitted (one round
+ * trip); a call that needs several runs them in one transaction of its own, so a failure part-way stores nothing.
+ * Inside a caller's transaction the rows go through its connection, behind a savepoint when there are several
+ * statements. A single write that finds one of several keys taken meanwhile stored nothing, and the batch is written
+ * again the way several statements are. A connection lost while the last write or the commit was on its way leaves
+ * the outcome unknown, and says so ({@link InsertOutcomeUnknownException}); every other failure stored nothing.
  */
 final class TaskInserts {
 
@@ -42,22 +41,16 @@ final class TaskInserts {
 
     List<InsertedTask> insert(List<NewTask> tasks, long now) {
         InsertBatch batch = new InsertBatch(table, this::ids, tasks, now);
-        if (joinsCallerTransaction()) {
-            return batch.writes() > 1 ? behindSavepoint(batch) : batch.write(jdbc, new InsertProgress(false));
+        boolean joined = CallerTransaction.joins(dataSource);
+        if (batch.writes() > 1) {
+            return joined ? behindSavepoint(batch) : inOwnTransaction(batch);
         }
-        if (batch.writes() == 1) {
-            return batch.write(jdbc, new InsertProgress(true));
+        try {
+            return batch.write(jdbc, new InsertProgress(!joined), false);
         }
-        return inOwnTransaction(batch);
-    }
-
-    /** Whether a transaction of the caller's holds a connection of our data source, so our rows go with it. */
-    private boolean joinsCallerTransaction() {
-        if (!TransactionSynchronizationManager.isActualTransactionActive()) {
-            return false;
+        catch (InsertBatch.KeysTakenMeanwhile ex) {
+            return joined ? behindSavepoint(batch) : inOwnTransaction(batch);
         }
-        return TransactionSynchronizationManager.getResource(dataSource) instanceof ConnectionHolder holder
-                && holder.isSynchronizedWithTransaction();
     }
 
     private List<InsertedTask> behindSavepoint(InsertBatch batch) {
@@ -65,7 +58,7 @@ final class TaskInserts {
         try {
             Savepoint savepoint = connection.setSavepoint();
             try {
-                List<InsertedTask> inserted = batch.write(jdbc, new InsertProgress(false));
+                List<InsertedTask> inserted = batch.write(jdbc, new InsertProgress(false), true);
                 connection.releaseSavepoint(savepoint);
                 return inserted;
             }
@@ -100,7 +93,7 @@ final class TaskInserts {
                 List<InsertedTask> inserted;
                 try {
                     inserted = batch.write(new JdbcTemplate(new SingleConnectionDataSource(connection, true)),
-                            new InsertProgress(false));
+                            new InsertProgress(false), true);
                 }
                 catch (RuntimeException ex) {
                     rollbackQuietly(connection, null);
@@ -159,7 +152,7 @@ final class TaskInserts {
         return translated != null ? translated : new org.springframework.jdbc.UncategorizedSQLException(task, null, ex);
     }
 
-    /** How generated ids are read back, by server: asked once, at the first plain insert. */
+    /** How generated ids are read back, by server: asked once, at the first insert. */
     private GeneratedIds ids() {
         GeneratedIds found = ids;
         if (found == null) {
