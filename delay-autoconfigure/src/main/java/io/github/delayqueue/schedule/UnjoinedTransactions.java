@@ -13,7 +13,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * Warns when a write of the queue ran inside a transaction it could not join (one of another DataSource or resource):
  * the write committed at once and stays if that transaction rolls back, which the caller most likely did not mean.
  * Once per transaction name (a {@code @Transactional} method's is its class and method), so a deliberate use logs one
- * line per place, not one per call.
+ * line per place, not one per call. Not in a transaction's {@code afterCompletion} callbacks (an after-commit event
+ * listener): that transaction is over, and a write there is meant to be on its own.
  */
 final class UnjoinedTransactions {
 
@@ -26,7 +27,8 @@ final class UnjoinedTransactions {
 
     /** {@code what} did not join the caller's transaction; warns if there was one. */
     void committedOnItsOwn(Supplier<String> what) {
-        if (!TransactionSynchronizationManager.isActualTransactionActive() || warned.size() >= MAX_NAMES) {
+        if (!TransactionSynchronizationManager.isActualTransactionActive()
+                || !TransactionSynchronizationManager.isSynchronizationActive() || warned.size() >= MAX_NAMES) {
             return;
         }
         String name = TransactionSynchronizationManager.getCurrentTransactionName();

@@ -39,6 +39,8 @@ public class JdbcTaskStore implements TaskStore, AutoCloseable {
 
     private final TransactionTemplate tx;
 
+    private final OwnConnection own;
+
     private final String table;
 
     private final TaskInserts inserts;
@@ -84,6 +86,7 @@ public class JdbcTaskStore implements TaskStore, AutoCloseable {
         // READ COMMITTED: locking reads lock the rows they return and no gaps, so claims never deadlock with the
         // inserts of producers scheduling into the same index range.
         this.tx.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+        this.own = new OwnConnection(dataSource, jdbc);
         this.inserts = new TaskInserts(dataSource, jdbc, this.table);
         this.claims = new TaskClaims(new ClaimConnection(dataSource, claimTimeout), jdbc, this.table);
         this.writes = new ClaimWrites(jdbc, tx, this.table);
@@ -202,9 +205,9 @@ public class JdbcTaskStore implements TaskStore, AutoCloseable {
 
     @Override
     public Optional<String> cancel(long id, long now) {
-        return inCallersOrOwnTransaction(() -> {
-            List<String> types = jdbc.queryForList(selectTypeForUpdate, String.class, id);
-            if (types.isEmpty() || jdbc.update(cancel, now, id) != 1) {
+        return inCallersOrOwnTransaction("cancel", on -> {
+            List<String> types = on.queryForList(selectTypeForUpdate, String.class, id);
+            if (types.isEmpty() || on.update(cancel, now, id) != 1) {
                 return Optional.<String>empty();
             }
             return Optional.of(types.get(0));
@@ -213,9 +216,9 @@ public class JdbcTaskStore implements TaskStore, AutoCloseable {
 
     @Override
     public OptionalLong cancel(String type, String key, long now) {
-        return inCallersOrOwnTransaction(() -> {
-            List<Long> ids = jdbc.queryForList(selectIdByKeyForUpdate, Long.class, type, key);
-            if (ids.isEmpty() || jdbc.update(cancel, now, ids.get(0)) != 1) {
+        return inCallersOrOwnTransaction("cancel", on -> {
+            List<Long> ids = on.queryForList(selectIdByKeyForUpdate, Long.class, type, key);
+            if (ids.isEmpty() || on.update(cancel, now, ids.get(0)) != 1) {
                 return OptionalLong.empty();
             }
             return OptionalLong.of(ids.get(0));
@@ -225,7 +228,16 @@ public class JdbcTaskStore implements TaskStore, AutoCloseable {
     /** One statement: on the caller's transaction's connection when it joins one, autocommitted otherwise. */
     @Override
     public boolean reschedule(long id, long dueAt, TaskStatus status, long now) {
-        return jdbc.update(reschedule, dueAt, status.name(), now, id) == 1;
+        if (joinsCallerTransaction()) {
+            return jdbc.update(reschedule, dueAt, status.name(), now, id) == 1;
+        }
+        return own.run("reschedule", (connection, onIt) -> {
+            boolean moved = onIt.update(reschedule, dueAt, status.name(), now, id) == 1;
+            if (!connection.getAutoCommit()) { // a pool that hands out connections without auto-commit
+                connection.commit();
+            }
+            return moved;
+        });
     }
 
     @Override
@@ -264,12 +276,15 @@ public class JdbcTaskStore implements TaskStore, AutoCloseable {
     }
 
     /**
-     * On the caller's transaction's connection when it joins one ({@link CallerTransaction}); in a transaction of its
-     * own otherwise. Never through {@code tx} inside the caller's: under a {@code JpaTransactionManager} a transaction
-     * manager of the DataSource would see no transaction of its own, take the JPA transaction's connection as its
-     * own, and commit it.
+     * On the caller's transaction's connection when it joins one ({@link CallerTransaction}); otherwise in a
+     * transaction of its own on a connection of its own ({@link OwnConnection}), whatever is bound to the thread.
+     * Never through a transaction manager of the DataSource: inside a JPA transaction it would see no transaction of
+     * its own, take the JPA transaction's connection as its own, and commit it.
      */
-    private <T> T inCallersOrOwnTransaction(Supplier<T> work) {
-        return joinsCallerTransaction() ? work.get() : inTransaction(work);
+    private <T> T inCallersOrOwnTransaction(String task, Function<JdbcTemplate, T> work) {
+        if (joinsCallerTransaction()) {
+            return work.apply(jdbc);
+        }
+        return own.run(task, (connection, onIt) -> own.inTransaction(connection, () -> work.apply(onIt)));
     }
 }

@@ -43,6 +43,8 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -528,6 +530,40 @@ class SchedulingGuaranteesIT {
         });
         assertThat(ids).allMatch(id -> indexed(context, id));
         assertThat(events.scheduledOf("jpa")).isEqualTo(2);
+    }
+
+    /**
+     * Spring runs {@code @TransactionalEventListener} (after commit) in the transaction's {@code afterCompletion}
+     * callbacks, with the finished transaction's connection still bound. Writes made there join nothing: a schedule
+     * and a cancel are committed when they return (on that connection they would wait for the auto-commit reset,
+     * with the task already in the index), and indexed and counted at once.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = { "mysql", "mariadb" })
+    void writesFromAnAfterCommitListenerAreCommittedWhenTheyReturn(String driver) {
+        Counted events = new Counted();
+        ConfigurableApplicationContext context = instance(driver, events, "delay.worker.enabled=false");
+        DelayQueue queue = context.getBean(DelayQueue.class);
+        TransactionTemplate tx = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+        long toCancel = queue.schedule("test.ok", "cancel me", Duration.ofMinutes(5));
+        Map<String, Object> seen = new ConcurrentHashMap<>();
+
+        tx.executeWithoutResult(status -> TransactionSynchronizationManager.registerSynchronization(
+                new TransactionSynchronization() {
+                    @Override
+                    public void afterCompletion(int completion) {
+                        long id = queue.schedule("test.ok", "after commit", Duration.ofMinutes(5));
+                        seen.put("scheduled, committed", count("id = ?", id));
+                        seen.put("scheduled, indexed", indexed(context, id));
+                        queue.cancel(toCancel);
+                        seen.put("cancelled, committed", count("id = ? AND status = 'CANCELLED'", toCancel));
+                    }
+                }));
+
+        assertThat(seen).containsOnly(Map.entry("scheduled, committed", 1), Map.entry("scheduled, indexed", true),
+                Map.entry("cancelled, committed", 1));
+        assertThat(indexed(context, toCancel)).isFalse();
+        assertThat(events.cancelledOf("test.ok")).isEqualTo(1);
     }
 
     private static TaskRequest keyed(String type, String key) {
