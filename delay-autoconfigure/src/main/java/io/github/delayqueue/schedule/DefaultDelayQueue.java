@@ -33,11 +33,13 @@ import org.springframework.core.NestedRuntimeException;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.transaction.TransactionException;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
- * The {@link DelayQueue} applications call. It validates, writes the row (joining the caller's transaction), and
- * only after the commit indexes the task and wakes the consumers, so a rolled-back task is never seen.
+ * The {@link DelayQueue} applications call. It validates and writes the row, joining the caller's transaction when
+ * the store can ({@link TaskStore#joinsCallerTransaction()}: a transaction of the queue's DataSource), and only after
+ * the commit indexes the task and wakes the consumers, so a rolled-back task is never seen. A write that could not
+ * join committed at once, and is indexed at once; inside a transaction of another resource that is logged, once per
+ * transaction name.
  */
 public class DefaultDelayQueue implements DelayQueue {
 
@@ -58,6 +60,8 @@ public class DefaultDelayQueue implements DelayQueue {
     private final TaskEvents events;
 
     private final InsertBatcher batcher;
+
+    private final UnjoinedTransactions unjoined = new UnjoinedTransactions();
 
     /** @param maxPayloadBytes the largest payload accepted, as JSON in UTF-8 ({@code delay.payload.max-size}) */
     public DefaultDelayQueue(TaskStore store, @Nullable Indexer indexer, PayloadCodec codec, long maxPayloadBytes,
@@ -101,11 +105,12 @@ public class DefaultDelayQueue implements DelayQueue {
         for (TaskRequest request : requests) {
             tasks.add(toNewTask(requireArgument(request, "a request in the collection"), now));
         }
-        // Outside a transaction, concurrent callers share multi-row statements; inside one, the row must go through
-        // the transaction's own connection.
-        boolean inTransaction = TransactionSynchronizationManager.isSynchronizationActive();
-        List<InsertedTask> inserted = storage("schedule " + tasks.size() + " task(s)",
-                () -> inTransaction ? store.insert(tasks, now) : batcher.insert(tasks, now));
+        String what = "schedule " + tasks.size() + " task(s)";
+        boolean joined = joinsCallerTransaction(what, () -> "Scheduling a task of type '" + tasks.get(0).type() + "'");
+        // Outside the caller's transaction, concurrent callers share multi-row statements; inside it, the rows must go
+        // through the transaction's own connection.
+        List<InsertedTask> inserted = storage(what, joined,
+                () -> joined ? store.insert(tasks, now) : batcher.insert(tasks, now));
         List<Long> ids = new ArrayList<>(inserted.size());
         List<String> createdTypes = new ArrayList<>();
         long earliest = Long.MAX_VALUE;
@@ -118,9 +123,9 @@ public class DefaultDelayQueue implements DelayQueue {
             }
         }
         long wakeAt = earliest;
-        AfterCommit.run(() -> {
-            if (inTransaction) {
-                index(inserted); // outside a transaction the batcher indexed them with its statement
+        AfterCommit.run(joined, () -> {
+            if (joined) {
+                index(inserted); // otherwise the batcher indexed them with its statement
             }
             if (wakeAt != Long.MAX_VALUE) {
                 wake.dueAt(wakeAt);
@@ -157,8 +162,10 @@ public class DefaultDelayQueue implements DelayQueue {
 
     @Override
     public boolean cancel(long id) {
-        Optional<String> type = storage("cancel task " + id, () -> store.cancel(id, clock.now()));
-        type.ifPresent(t -> AfterCommit.run(() -> {
+        String what = "cancel task " + id;
+        boolean joined = joinsCallerTransaction(what, () -> "Cancelling task " + id);
+        Optional<String> type = storage(what, joined, () -> store.cancel(id, clock.now()));
+        type.ifPresent(t -> AfterCommit.run(joined, () -> {
             if (indexer != null) {
                 indexer.remove(List.of(id));
             }
@@ -171,8 +178,10 @@ public class DefaultDelayQueue implements DelayQueue {
     public boolean cancel(String type, String key) {
         validator.checkType(type);
         validator.checkKey(requireArgument(key, "key"));
-        OptionalLong id = storage("cancel task " + type + "/" + key, () -> store.cancel(type, key, clock.now()));
-        id.ifPresent(cancelled -> AfterCommit.run(() -> {
+        String what = "cancel task " + type + "/" + key;
+        boolean joined = joinsCallerTransaction(what, () -> "Cancelling task " + type + "/" + key);
+        OptionalLong id = storage(what, joined, () -> store.cancel(type, key, clock.now()));
+        id.ifPresent(cancelled -> AfterCommit.run(joined, () -> {
             if (indexer != null) {
                 indexer.remove(List.of(cancelled));
             }
@@ -186,9 +195,11 @@ public class DefaultDelayQueue implements DelayQueue {
         long now = clock.latestNow();
         long due = validator.dueAt(requireArgument(dueAt, "dueAt"), now, clock);
         TaskStatus status = tiers.statusFor(due, now);
-        boolean moved = storage("reschedule task " + id, () -> store.reschedule(id, due, status, now));
+        String what = "reschedule task " + id;
+        boolean joined = joinsCallerTransaction(what, () -> "Rescheduling task " + id);
+        boolean moved = storage(what, joined, () -> store.reschedule(id, due, status, now));
         if (moved) {
-            AfterCommit.run(() -> {
+            AfterCommit.run(joined, () -> {
                 if (indexer != null) {
                     if (status == TaskStatus.QUEUED) {
                         indexer.add(List.of(new DueTask(id, due)));
@@ -205,23 +216,35 @@ public class DefaultDelayQueue implements DelayQueue {
 
     @Override
     public Optional<TaskView> find(long id) {
-        return storage("find task " + id, () -> store.find(id));
+        return storage("find task " + id, false, () -> store.find(id));
     }
 
     @Override
     public Optional<TaskView> find(String type, String key) {
         validator.checkType(type);
         validator.checkKey(requireArgument(key, "key"));
-        return storage("find task " + type + "/" + key, () -> store.find(type, key));
+        return storage("find task " + type + "/" + key, false, () -> store.find(type, key));
     }
 
     /**
-     * Runs a storage call; a deadlock or lock timeout outside a surrounding transaction is retried (the database
-     * rolled the statements back, so nothing was written), inside one it is the caller's to handle. Failures become
-     * a {@link DelayQueueException} that says what became of the call.
+     * Whether the write about to be made goes with the caller's transaction: the store's answer, asked once per call
+     * so that the write, what follows it ({@link AfterCommit}) and the retry of a deadlock ({@link #storage}) all
+     * follow the same one. Inside a transaction it cannot join, the caller is warned (once per transaction name).
      */
-    private static <T> T storage(String what, Supplier<T> work) {
-        boolean inTransaction = TransactionSynchronizationManager.isActualTransactionActive();
+    private boolean joinsCallerTransaction(String what, Supplier<String> described) {
+        boolean joined = storage(what, false, store::joinsCallerTransaction);
+        if (!joined) {
+            unjoined.committedOnItsOwn(described);
+        }
+        return joined;
+    }
+
+    /**
+     * Runs a storage call; a deadlock or lock timeout of a write that did not join the caller's transaction is
+     * retried (the database rolled its statements back, so nothing was written), one inside the caller's transaction
+     * is the caller's to handle. Failures become a {@link DelayQueueException} that says what became of the call.
+     */
+    private static <T> T storage(String what, boolean inTransaction, Supplier<T> work) {
         int attempt = 1;
         try {
             while (true) {

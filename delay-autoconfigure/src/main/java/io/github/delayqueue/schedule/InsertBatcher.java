@@ -17,12 +17,13 @@ import org.springframework.dao.NonTransientDataAccessException;
 import org.springframework.dao.NonTransientDataAccessResourceException;
 
 /**
- * Coalesces concurrent inserts made outside any transaction into multi-row statements, the way a database groups
- * commits: a caller queues its tasks, and whichever caller finds a flush slot free writes everything queued in one
- * call of the store (all or nothing) while the others wait, parked. A lone caller writes at once, so nothing waits
- * for company. The writer indexes the rows it committed in one call and only then lets their callers return, so
- * every caller returns after its own tasks are committed and indexed, or with the failure of the write that held
- * them.
+ * Coalesces concurrent inserts that join no transaction of their caller's ({@code TaskStore.joinsCallerTransaction}
+ * said no, so each is committed at once on a connection of the store's own) into multi-row statements, the way a
+ * database groups commits: a caller queues its tasks, and whichever caller finds a flush slot free writes everything
+ * queued in one call of the store (all or nothing) while the others wait, parked. A lone caller writes at once, so
+ * nothing waits for company. The writer indexes the rows it committed in one call and only then lets their callers
+ * return, so every caller returns after its own tasks are committed and indexed, or with the failure of the write
+ * that held them.
  */
 final class InsertBatcher {
 

@@ -12,18 +12,20 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * One insert call's rows, split into multi-row statements bounded by row count and payload bytes, and written:
- * plain rows in one {@code INSERT} a chunk with their ids read back; keyed rows as an upsert that stays idempotent per
- * key, also against a concurrent insert of the same key. Where the statements run (autocommit, a transaction of its
+ * One insert call's rows, split into multi-row statements bounded by row count and payload bytes, and written with
+ * their ids read back ({@link GeneratedIds}). Keyed rows stay idempotent per key and report exactly who created a
+ * task: the keys found are looked up first; the rest are inserted by a plain {@code INSERT}, which either stores them
+ * all (this call created them) or, when another call committed one of the keys since the look-up, fails on the unique
+ * key and stores nothing. Then each key is settled on its own: inserted, or found taken and read with a locking read,
+ * which sees the row whichever transaction committed it. Where the statements run (autocommit, a transaction of its
  * own, the caller's) is {@link TaskInserts}'s choice.
  */
 final class InsertBatch {
@@ -32,6 +34,9 @@ final class InsertBatch {
     private static final int MAX_ROWS_PER_STATEMENT = 1000;
 
     private static final long MAX_BYTES_PER_STATEMENT = 4L * 1024 * 1024;
+
+    /** Times one key is tried when the row in its way is gone again before it can be read (only the purge deletes). */
+    private static final int MAX_TRIES_PER_KEY = 3;
 
     private final String table;
 
@@ -47,7 +52,7 @@ final class InsertBatch {
 
     /**
      * @param table the quoted table name
-     * @param ids how the server gives back generated ids, asked only when plain rows are written
+     * @param ids how the server gives back generated ids, asked only when rows are written
      */
     InsertBatch(String table, Supplier<GeneratedIds> ids, List<NewTask> tasks, long now) {
         this.table = table;
@@ -67,27 +72,46 @@ final class InsertBatch {
         this.keyed = chunks(keyedRows);
     }
 
-    /** How many write statements the batch needs. */
+    /** How many write statements the batch needs, unless keys are taken while it writes. */
     int writes() {
         return plain.size() + keyed.size();
     }
 
-    /** Writes every row through {@code jdbc}; {@code progress} watches the last write. */
-    List<InsertedTask> write(JdbcTemplate jdbc, InsertProgress progress) {
+    /**
+     * Writes every row through {@code jdbc}; {@code progress} watches the last write.
+     *
+     * @param undoneTogether whether every write made here is undone if a later one fails (a transaction or a
+     *     savepoint around them). When it is not, the batch has one write, and if that write finds one of several
+     *     keys taken meanwhile this throws {@link KeysTakenMeanwhile} (nothing was stored) instead of settling the
+     *     keys one by one: write the batch again where its writes are undone together.
+     */
+    List<InsertedTask> write(JdbcTemplate jdbc, InsertProgress progress, boolean undoneTogether) {
         InsertedTask[] results = new InsertedTask[tasks.size()];
         int remaining = writes();
         for (List<Integer> chunk : plain) {
-            if (--remaining == 0) {
-                progress.lastWrite(jdbc, j -> insertPlain(j, chunk, results));
-            }
-            else {
-                insertPlain(jdbc, chunk, results);
+            List<Long> inserted = --remaining == 0 ? progress.lastWrite(jdbc, j -> insertRows(j, chunk))
+                    : insertRows(jdbc, chunk);
+            for (int i = 0; i < chunk.size(); i++) {
+                results[chunk.get(i)] = created(chunk.get(i), inserted.get(i));
             }
         }
         for (List<Integer> chunk : keyed) {
-            insertKeyed(jdbc, chunk, results, --remaining == 0 ? progress : null);
+            insertKeyed(jdbc, chunk, results, --remaining == 0 ? progress : null, undoneTogether);
         }
         return List.of(results);
+    }
+
+    /**
+     * A write of several keys found one of them taken by another call since its look-up; it stored nothing. Settling
+     * the keys one by one takes several writes, which must be undone together if one fails.
+     */
+    static final class KeysTakenMeanwhile extends RuntimeException {
+
+        private static final long serialVersionUID = 1L;
+
+        KeysTakenMeanwhile(DuplicateKeyException cause) {
+            super("A key was taken between the look-up and the insert", cause);
+        }
     }
 
     private List<List<Integer>> chunks(List<Integer> indexes) {
@@ -111,80 +135,96 @@ final class InsertBatch {
         return chunks;
     }
 
-    private void insertPlain(JdbcTemplate jdbc, List<Integer> chunk, InsertedTask[] results) {
+    /** Inserts {@code rows} in one statement; their ids, in row order. */
+    private List<Long> insertRows(JdbcTemplate jdbc, List<Integer> rows) {
         GeneratedIds how = ids.get();
-        String statement = how.insert(table, chunk.size());
-        jdbc.execute((Connection connection) -> {
+        String statement = how.insert(table, rows.size());
+        List<Long> inserted = jdbc.execute((Connection connection) -> {
             try (PreparedStatement ps = how.prepare(connection, statement)) {
-                bindRows(ps, chunk);
-                List<Long> ids = how.execute(ps, chunk.size());
-                for (int i = 0; i < chunk.size(); i++) {
-                    NewTask task = tasks.get(chunk.get(i));
-                    results[chunk.get(i)] = new InsertedTask(ids.get(i), true, task.status(), task.dueAt());
-                }
+                bindRows(ps, rows);
+                return how.execute(connection, ps, rows.size());
             }
-            return Boolean.TRUE;
         });
+        return Objects.requireNonNull(inserted, "an insert returns its ids");
     }
 
     /**
-     * Keyed rows: look up the keys that exist, insert the rest (a concurrent insert of the same key is absorbed by
-     * the unique index), then read back their ids with a locking read, which sees the row whichever transaction
-     * committed it. Three statements per chunk, whatever its size.
+     * Keyed rows: look up the keys that exist (a plain read: rows committed before, or, in a caller's transaction,
+     * before its snapshot or by itself), insert the rest in one statement, and if another call took one of them
+     * meanwhile (the insert fails on the unique key, storing nothing), settle them one by one.
      */
     private void insertKeyed(JdbcTemplate jdbc, List<Integer> chunk, InsertedTask[] results,
-            @Nullable InsertProgress last) {
-        Map<String, InsertedTask> existing = selectByKeys(jdbc, chunk, false);
+            @Nullable InsertProgress last, boolean undoneTogether) {
+        Map<String, InsertedTask> settled = selectByKeys(jdbc, chunk, false);
         Map<String, Integer> missing = new LinkedHashMap<>();
         for (int index : chunk) {
-            String identity = identity(tasks.get(index).type(), tasks.get(index).key());
-            if (!existing.containsKey(identity)) {
+            String identity = identity(index);
+            if (!settled.containsKey(identity)) {
                 missing.putIfAbsent(identity, index);
             }
         }
-        Map<String, InsertedTask> created = new HashMap<>();
         if (!missing.isEmpty()) {
             List<Integer> rows = new ArrayList<>(missing.values());
-            String statement = TaskSql.INSERT.formatted(table, TaskSql.valuesRows(rows.size()))
-                    + TaskSql.ON_DUPLICATE_KEY_KEEP;
-            Consumer<JdbcTemplate> write = j -> j.execute((Connection connection) -> {
-                try (PreparedStatement ps = connection.prepareStatement(statement)) {
-                    bindRows(ps, rows);
-                    ps.executeUpdate();
-                }
-                return Boolean.TRUE;
-            });
-            if (last != null) {
-                last.lastWrite(jdbc, write);
-            }
-            else {
-                write.accept(jdbc);
-            }
-            Map<String, InsertedTask> readBack;
             try {
-                readBack = selectByKeys(jdbc, rows, true);
+                List<Long> inserted = last != null ? last.lastWrite(jdbc, j -> insertRows(j, rows))
+                        : insertRows(jdbc, rows);
+                for (int i = 0; i < rows.size(); i++) {
+                    settled.put(identity(rows.get(i)), created(rows.get(i), inserted.get(i)));
+                }
             }
-            catch (DataAccessException ex) {
-                throw last != null ? last.afterWrite(ex) : ex;
+            catch (DuplicateKeyException ex) {
+                if (rows.size() > 1 && !undoneTogether) {
+                    throw new KeysTakenMeanwhile(ex);
+                }
+                // one by one, in key order as every writer of these keys locks them; inserted first, so that no
+                // locking read of a missing key leaves a gap lock in the way of another writer's insert
+                for (int row : rows) {
+                    settled.put(identity(row), insertOrFind(jdbc, row, rows.size() > 1, ex, last));
+                }
             }
-            readBack.forEach((identity, task) -> created.put(identity,
-                    new InsertedTask(task.id(), true, task.status(), task.dueAt())));
         }
         for (int index : chunk) {
-            NewTask task = tasks.get(index);
-            String identity = identity(task.type(), task.key());
-            InsertedTask result = existing.get(identity);
-            if (result == null) {
-                result = created.get(identity);
-                if (result == null) {
-                    throw new IllegalStateException("Task " + identity + " was neither found nor inserted");
-                }
-                if (!Integer.valueOf(index).equals(missing.get(identity))) { // the same key twice in one batch
-                    result = new InsertedTask(result.id(), false, result.status(), result.dueAt());
-                }
+            InsertedTask result = Objects.requireNonNull(settled.get(identity(index)), "every key is settled");
+            if (result.created() && !Integer.valueOf(index).equals(missing.get(identity(index)))) {
+                result = new InsertedTask(result.id(), false, result.status(), result.dueAt()); // a key twice here
             }
             results[index] = result;
         }
+    }
+
+    /**
+     * One key: inserted (created), or found taken and read with a locking read (not created); tried again if the row
+     * in its way is gone before it is read. {@code insertFirst} is false when an insert of it has just failed.
+     * Alone (autocommitted, say) its insert is the batch's last write again.
+     */
+    private InsertedTask insertOrFind(JdbcTemplate jdbc, int row, boolean insertFirst, DuplicateKeyException taken,
+            @Nullable InsertProgress last) {
+        List<Integer> one = List.of(row);
+        DuplicateKeyException failure = taken;
+        boolean insert = insertFirst;
+        for (int attempt = 0; attempt < MAX_TRIES_PER_KEY; attempt++) {
+            if (insert) {
+                try {
+                    List<Long> inserted = last != null ? last.lastWrite(jdbc, j -> insertRows(j, one))
+                            : insertRows(jdbc, one);
+                    return created(row, inserted.get(0));
+                }
+                catch (DuplicateKeyException ex) {
+                    failure = ex;
+                }
+            }
+            InsertedTask found = selectByKeys(jdbc, one, true).get(identity(row));
+            if (found != null) {
+                return found;
+            }
+            insert = true;
+        }
+        throw failure;
+    }
+
+    private InsertedTask created(int index, long id) {
+        NewTask task = tasks.get(index);
+        return new InsertedTask(id, true, task.status(), task.dueAt());
     }
 
     private Map<String, InsertedTask> selectByKeys(JdbcTemplate jdbc, List<Integer> rows, boolean locking) {
@@ -220,6 +260,10 @@ final class InsertBatch {
             ps.setLong(p++, now);
             ps.setLong(p++, now);
         }
+    }
+
+    private String identity(int index) {
+        return identity(tasks.get(index).type(), tasks.get(index).key());
     }
 
     private static String identity(String type, @Nullable String key) {

@@ -4,7 +4,7 @@ import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientConnectionException;
-import java.util.function.Consumer;
+import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
@@ -13,8 +13,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * Where an insert stands, so a failure can be told apart: before the last write was sent nothing is stored; while
- * it (autocommitted) was on its way a lost connection leaves the outcome unknown; after it returned the rows are
- * stored even if a later read fails.
+ * it (autocommitted) was on its way a lost connection leaves the outcome unknown. Nothing is read after it: the
+ * write returns its rows' ids.
  */
 final class InsertProgress {
 
@@ -22,18 +22,16 @@ final class InsertProgress {
 
     private boolean lastWriteSent;
 
-    private boolean lastWriteDone;
-
     /** @param autocommitted whether the last write commits by itself, so that its sending may have stored rows */
     InsertProgress(boolean autocommitted) {
         this.autocommitted = autocommitted;
     }
 
-    void lastWrite(JdbcTemplate jdbc, Consumer<JdbcTemplate> write) {
+    /** Runs the last write (again, after one that stored nothing); what it returns. */
+    <T> T lastWrite(JdbcTemplate jdbc, Function<JdbcTemplate, T> write) {
         lastWriteSent = autocommitted;
         try {
-            write.accept(jdbc);
-            lastWriteDone = autocommitted;
+            return write.apply(jdbc);
         }
         catch (DataAccessException ex) {
             if (lastWriteSent && connectionLost(ex)) {
@@ -41,11 +39,6 @@ final class InsertProgress {
             }
             throw ex;
         }
-    }
-
-    /** A read after the autocommitted write failed: the rows are stored, but their ids are not known. */
-    RuntimeException afterWrite(DataAccessException ex) {
-        return lastWriteDone ? new InsertOutcomeUnknownException(ex) : ex;
     }
 
     /** A failure of the connection itself, not an answer of the server: what was sent may have been applied. */

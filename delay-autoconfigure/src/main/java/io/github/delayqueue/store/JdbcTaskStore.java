@@ -8,7 +8,6 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
@@ -34,9 +33,11 @@ public class JdbcTaskStore implements TaskStore, AutoCloseable {
     /** How long a claim may wait for its answer, unless told: the default lease. */
     private static final Duration DEFAULT_CLAIM_TIMEOUT = Duration.ofSeconds(30);
 
+    private final DataSource dataSource;
+
     private final JdbcTemplate jdbc;
 
-    private final TransactionTemplate tx;
+    private final OwnConnection own;
 
     private final EngineConnections engine;
 
@@ -85,8 +86,9 @@ public class JdbcTaskStore implements TaskStore, AutoCloseable {
     public JdbcTaskStore(DataSource dataSource, String table, Duration claimTimeout) {
         // quoted in every statement: a reserved word works too
         this.table = TableNames.quoted(TableNames.requireValidTaskTable(table));
+        this.dataSource = dataSource;
         this.jdbc = new JdbcTemplate(dataSource);
-        this.tx = readCommitted(dataSource);
+        this.own = new OwnConnection(dataSource, jdbc);
         this.engine = new EngineConnections(dataSource);
         this.engineJdbc = new JdbcTemplate(engine);
         this.engineTx = readCommitted(engine);
@@ -122,6 +124,12 @@ public class JdbcTaskStore implements TaskStore, AutoCloseable {
     @Override
     public void close() {
         claims.giveBack();
+    }
+
+    /** See {@link CallerTransaction}: a transaction of this store's DataSource, with auto-commit off. */
+    @Override
+    public boolean joinsCallerTransaction() {
+        return CallerTransaction.joins(dataSource);
     }
 
     @Override
@@ -217,9 +225,9 @@ public class JdbcTaskStore implements TaskStore, AutoCloseable {
 
     @Override
     public Optional<String> cancel(long id, long now) {
-        return inTransaction(() -> {
-            List<String> types = jdbc.queryForList(selectTypeForUpdate, String.class, id);
-            if (types.isEmpty() || jdbc.update(cancel, now, id) != 1) {
+        return inCallersOrOwnTransaction("cancel", on -> {
+            List<String> types = on.queryForList(selectTypeForUpdate, String.class, id);
+            if (types.isEmpty() || on.update(cancel, now, id) != 1) {
                 return Optional.<String>empty();
             }
             return Optional.of(types.get(0));
@@ -228,18 +236,28 @@ public class JdbcTaskStore implements TaskStore, AutoCloseable {
 
     @Override
     public OptionalLong cancel(String type, String key, long now) {
-        return inTransaction(() -> {
-            List<Long> ids = jdbc.queryForList(selectIdByKeyForUpdate, Long.class, type, key);
-            if (ids.isEmpty() || jdbc.update(cancel, now, ids.get(0)) != 1) {
+        return inCallersOrOwnTransaction("cancel", on -> {
+            List<Long> ids = on.queryForList(selectIdByKeyForUpdate, Long.class, type, key);
+            if (ids.isEmpty() || on.update(cancel, now, ids.get(0)) != 1) {
                 return OptionalLong.empty();
             }
             return OptionalLong.of(ids.get(0));
         });
     }
 
+    /** One statement: on the caller's transaction's connection when it joins one, autocommitted otherwise. */
     @Override
     public boolean reschedule(long id, long dueAt, TaskStatus status, long now) {
-        return jdbc.update(reschedule, dueAt, status.name(), now, id) == 1;
+        if (joinsCallerTransaction()) {
+            return jdbc.update(reschedule, dueAt, status.name(), now, id) == 1;
+        }
+        return own.run("reschedule", (connection, onIt) -> {
+            boolean moved = onIt.update(reschedule, dueAt, status.name(), now, id) == 1;
+            if (!connection.getAutoCommit()) { // a pool that hands out connections without auto-commit
+                connection.commit();
+            }
+            return moved;
+        });
     }
 
     @Override
@@ -273,7 +291,17 @@ public class JdbcTaskStore implements TaskStore, AutoCloseable {
         return engine.call(() -> purge.purge(changedBefore, batchSize, budgetMillis));
     }
 
-    private <T> T inTransaction(Supplier<T> work) {
-        return tx.execute(status -> work.get());
+
+    /**
+     * On the caller's transaction's connection when it joins one ({@link CallerTransaction}); otherwise in a
+     * transaction of its own on a connection of its own ({@link OwnConnection}), whatever is bound to the thread.
+     * Never through a transaction manager of the DataSource: inside a JPA transaction it would see no transaction of
+     * its own, take the JPA transaction's connection as its own, and commit it.
+     */
+    private <T> T inCallersOrOwnTransaction(String task, Function<JdbcTemplate, T> work) {
+        if (joinsCallerTransaction()) {
+            return work.apply(jdbc);
+        }
+        return own.run(task, (connection, onIt) -> own.inTransaction(connection, () -> work.apply(onIt)));
     }
 }

@@ -11,17 +11,16 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceUtils;
-import org.springframework.jdbc.datasource.SingleConnectionDataSource;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * Writes new tasks ({@link InsertBatch}) all or nothing, and decides on which connection. Outside a caller's
- * transaction a call that needs one write statement runs it autocommitted (one round trip); a call that needs several
- * runs them in one transaction of its own, so a failure part-way stores nothing. Inside a caller's transaction the
- * rows go through its connection, behind a savepoint when there are several statements. A connection lost while the
- * last write or the commit was on its way leaves the outcome unknown, and says so
+ * transaction ({@link CallerTransaction}) the rows go through a connection of their own ({@link OwnConnection}): a
+ * call that needs one write statement runs it autocommitted (one round trip); a call that needs several runs them in
+ * one transaction of its own, so a failure part-way stores nothing. Inside a caller's transaction the rows go through
+ * its connection, behind a savepoint when there are several statements. A single write that finds one of several
+ * keys taken meanwhile stored nothing, and the batch is written again the way several statements are. A connection
+ * lost while the last write or the commit was on its way leaves the outcome unknown, and says so
  * ({@link InsertOutcomeUnknownException}); every other failure stored nothing.
  */
 final class TaskInserts {
@@ -32,32 +31,42 @@ final class TaskInserts {
 
     private final String table;
 
+    private final OwnConnection own;
+
     private volatile @Nullable GeneratedIds ids;
 
     TaskInserts(DataSource dataSource, JdbcTemplate jdbc, String table) {
         this.dataSource = dataSource;
         this.jdbc = jdbc;
         this.table = table;
+        this.own = new OwnConnection(dataSource, jdbc);
     }
 
     List<InsertedTask> insert(List<NewTask> tasks, long now) {
         InsertBatch batch = new InsertBatch(table, this::ids, tasks, now);
-        if (joinsCallerTransaction()) {
-            return batch.writes() > 1 ? behindSavepoint(batch) : batch.write(jdbc, new InsertProgress(false));
+        if (CallerTransaction.joins(dataSource)) {
+            if (batch.writes() > 1) {
+                return behindSavepoint(batch);
+            }
+            try {
+                return batch.write(jdbc, new InsertProgress(false), false);
+            }
+            catch (InsertBatch.KeysTakenMeanwhile ex) { // the one write stored nothing
+                return behindSavepoint(batch);
+            }
         }
-        if (batch.writes() == 1) {
-            return batch.write(jdbc, new InsertProgress(true));
-        }
-        return inOwnTransaction(batch);
-    }
-
-    /** Whether a transaction of the caller's holds a connection of our data source, so our rows go with it. */
-    private boolean joinsCallerTransaction() {
-        if (!TransactionSynchronizationManager.isActualTransactionActive()) {
-            return false;
-        }
-        return TransactionSynchronizationManager.getResource(dataSource) instanceof ConnectionHolder holder
-                && holder.isSynchronizedWithTransaction();
+        return own.run("insert", (connection, onIt) -> {
+            // a pool that hands out connections without auto-commit gets a transaction, committed here
+            if (batch.writes() > 1 || !connection.getAutoCommit()) {
+                return inOwnTransaction(batch, connection, onIt);
+            }
+            try {
+                return batch.write(onIt, new InsertProgress(true), false);
+            }
+            catch (InsertBatch.KeysTakenMeanwhile ex) { // the one write stored nothing
+                return inOwnTransaction(batch, connection, onIt);
+            }
+        });
     }
 
     private List<InsertedTask> behindSavepoint(InsertBatch batch) {
@@ -65,7 +74,7 @@ final class TaskInserts {
         try {
             Savepoint savepoint = connection.setSavepoint();
             try {
-                List<InsertedTask> inserted = batch.write(jdbc, new InsertProgress(false));
+                List<InsertedTask> inserted = batch.write(jdbc, new InsertProgress(false), true);
                 connection.releaseSavepoint(savepoint);
                 return inserted;
             }
@@ -82,72 +91,14 @@ final class TaskInserts {
         }
     }
 
-    private List<InsertedTask> inOwnTransaction(InsertBatch batch) {
-        Connection connection;
-        try {
-            connection = dataSource.getConnection();
-        }
-        catch (SQLException ex) {
-            throw translate("get a connection", ex);
-        }
-        try {
-            boolean autoCommit = connection.getAutoCommit();
-            int isolation = connection.getTransactionIsolation();
-            connection.setAutoCommit(false);
-            // READ COMMITTED: no gap locks, so concurrent inserts of neighbouring keys do not deadlock
-            connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-            try {
-                List<InsertedTask> inserted;
-                try {
-                    inserted = batch.write(new JdbcTemplate(new SingleConnectionDataSource(connection, true)),
-                            new InsertProgress(false));
-                }
-                catch (RuntimeException ex) {
-                    rollbackQuietly(connection, null);
-                    throw ex;
-                }
-                commit(connection);
-                return inserted;
-            }
-            finally {
-                connection.setTransactionIsolation(isolation);
-                connection.setAutoCommit(autoCommit);
-            }
-        }
-        catch (SQLException ex) {
-            throw translate("prepare the insert transaction", ex);
-        }
-        finally {
-            try {
-                connection.close();
-            }
-            catch (SQLException ex) {
-                // the pool drops a connection it cannot reset
-            }
-        }
+    private List<InsertedTask> inOwnTransaction(InsertBatch batch, Connection connection, JdbcTemplate onIt)
+            throws SQLException {
+        return own.inTransaction(connection, () -> batch.write(onIt, new InsertProgress(false), true));
     }
 
-    private void commit(Connection connection) {
+    private static void rollbackQuietly(Connection connection, Savepoint savepoint) {
         try {
-            connection.commit();
-        }
-        catch (SQLException ex) {
-            DataAccessException translated = translate("commit", ex);
-            if (InsertProgress.connectionLost(ex)) {
-                throw new InsertOutcomeUnknownException(translated);
-            }
-            throw translated;
-        }
-    }
-
-    private static void rollbackQuietly(Connection connection, @Nullable Savepoint savepoint) {
-        try {
-            if (savepoint == null) {
-                connection.rollback();
-            }
-            else {
-                connection.rollback(savepoint);
-            }
+            connection.rollback(savepoint);
         }
         catch (SQLException ex) {
             // a connection that broke rolled back on the server; a deadlock rolled back the whole transaction
@@ -155,11 +106,10 @@ final class TaskInserts {
     }
 
     private DataAccessException translate(String task, SQLException ex) {
-        DataAccessException translated = jdbc.getExceptionTranslator().translate(task, null, ex);
-        return translated != null ? translated : new org.springframework.jdbc.UncategorizedSQLException(task, null, ex);
+        return own.translate(task, ex);
     }
 
-    /** How generated ids are read back, by server: asked once, at the first plain insert. */
+    /** How generated ids are read back, by server: asked once, at the first insert. */
     private GeneratedIds ids() {
         GeneratedIds found = ids;
         if (found == null) {

@@ -28,15 +28,16 @@ final class TaskSql {
     /** MariaDB returns the ids of a multi-row insert in row order; MySQL has no {@code RETURNING}. */
     static final String RETURNING_ID = " RETURNING id";
 
-    static final String ON_DUPLICATE_KEY_KEEP = " ON DUPLICATE KEY UPDATE id = id";
+    /** MySQL: how far apart the ids of one multi-row insert are, on this session, now. */
+    static final String AUTO_INCREMENT_INCREMENT = "SELECT @@session.auto_increment_increment";
 
     static final String SELECT_BY_KEYS = """
             SELECT id, task_type, task_key, status, due_at FROM %1$s WHERE %2$s""";
 
     /**
      * The same, as a locking read: inside a caller's REPEATABLE READ transaction a plain read would not see a row
-     * another transaction committed after this one's snapshot, which is exactly the row a concurrent insert of the
-     * same key left there.
+     * another transaction committed after this one's snapshot, which is exactly the row whose key an insert just
+     * found taken.
      */
     static final String SELECT_BY_KEYS_LOCKING = SELECT_BY_KEYS + " LOCK IN SHARE MODE";
 

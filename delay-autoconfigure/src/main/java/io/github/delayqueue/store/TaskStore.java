@@ -11,17 +11,33 @@ import java.util.function.Function;
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.api.TaskView;
 
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
 /**
  * The task table, the queue's only source of truth. Every status change is a compare-and-set whose affected rows
- * decide who won; the caller passes the time so one clock governs a whole operation. Inserts join the caller's
- * Spring transaction when there is one; every other method runs in a transaction of its own.
+ * decide who won; the caller passes the time so one clock governs a whole operation. Inserts, cancels and reschedules
+ * join the caller's transaction when {@link #joinsCallerTransaction()} says so, and commit at once otherwise; every
+ * other method runs in a transaction of its own.
  */
 public interface TaskStore {
 
     /**
-     * Inserts tasks in as few statements as the payload sizes allow; results come back in input order. All or
-     * nothing: inside the caller's transaction the rows go with it; outside one, when this throws nothing was stored,
-     * unless it throws {@link InsertOutcomeUnknownException} (the connection failed while the database committed).
+     * Whether the store's writes, made now on the calling thread, go with the caller's transaction: committed or
+     * rolled back with it. When not, each write has committed by the time it returns. The queue asks before every
+     * write and follows the answer: what comes after a write (indexing, the wake-up, the events) waits for the commit
+     * exactly when this is true, and a deadlock is retried only when it is false (it then rolled back the call's own
+     * statements only). The default suits a store that joins every active Spring transaction; {@link JdbcTaskStore}
+     * joins only a transaction of its own DataSource.
+     */
+    default boolean joinsCallerTransaction() {
+        return TransactionSynchronizationManager.isActualTransactionActive();
+    }
+
+    /**
+     * Inserts tasks in as few statements as the payload sizes allow; results come back in input order, and a keyed
+     * task is reported {@link InsertedTask#created() created} to exactly one call. All or nothing: inside the caller's
+     * transaction the rows go with it; outside one, when this throws nothing was stored, unless it throws
+     * {@link InsertOutcomeUnknownException} (the connection failed while the database committed).
      */
     List<InsertedTask> insert(List<NewTask> tasks, long now);
 

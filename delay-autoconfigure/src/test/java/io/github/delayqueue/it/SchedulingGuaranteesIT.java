@@ -1,32 +1,50 @@
 package io.github.delayqueue.it;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.sql.DataSource;
 
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.DelayQueueException;
 import io.github.delayqueue.api.OutcomeUnknownException;
 import io.github.delayqueue.api.TaskRequest;
+import io.github.delayqueue.engine.TaskEvents;
+import io.github.delayqueue.index.IndexAccess;
+import io.github.delayqueue.index.RedisTimeIndex;
+import io.github.delayqueue.index.TimeIndex;
 import io.github.delayqueue.test.TcpProxy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -39,6 +57,7 @@ import static org.awaitility.Awaitility.await;
  * unknown. Database failures are made by triggers on the real table, so the real statements fail where they would.
  */
 @Tag("reliability")
+@ExtendWith(OutputCaptureExtension.class)
 class SchedulingGuaranteesIT {
 
     private final Journal journal = new Journal();
@@ -62,6 +81,14 @@ class SchedulingGuaranteesIT {
         List<String> all = new ArrayList<>(List.of(properties));
         all.add("spring.datasource.url=" + instances.database().url(driver));
         return instances.start(all.toArray(String[]::new));
+    }
+
+    /** An instance whose {@code scheduled} and {@code cancelled} events (what meters count) go to {@code events}. */
+    private ConfigurableApplicationContext instance(String driver, Counted events, String... properties) {
+        List<String> all = new ArrayList<>(List.of(properties));
+        all.add("spring.datasource.url=" + instances.database().url(driver));
+        return instances.start(ctx -> ctx.getBeanFactory().registerSingleton("countedEvents", events),
+                all.toArray(String[]::new));
     }
 
     private int count(String where, Object... args) {
@@ -261,6 +288,337 @@ class SchedulingGuaranteesIT {
                 .hasMessageContaining("key");
             killer.join();
             await().atMost(10, TimeUnit.SECONDS).until(() -> count("task_type = 'slow'") == 1);
+        }
+    }
+
+    /**
+     * Many callers schedule the same keys at once, some inside {@code REPEATABLE READ} transactions (which read first,
+     * so the others' rows are committed after their snapshots), some outside (their calls share statements): each
+     * key is one task, every caller gets its id, and exactly one caller is told it created it, so the
+     * {@code scheduled} event (and the counter behind it) counts each task once.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = { "mysql", "mariadb" })
+    void ofConcurrentCallsSchedulingOneKeyExactlyOneCreatesIt(String driver) throws Exception {
+        Counted events = new Counted();
+        ConfigurableApplicationContext context = instance(driver, events, "delay.worker.enabled=false");
+        DelayQueue queue = context.getBean(DelayQueue.class);
+        TransactionTemplate tx = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+        int callers = 6;
+        ExecutorService pool = Executors.newFixedThreadPool(callers);
+        try {
+            for (int round = 0; round < 12; round++) {
+                String type = "race.r" + round;
+                CyclicBarrier together = new CyclicBarrier(callers);
+                List<Future<List<Long>>> calls = new ArrayList<>();
+                for (int caller = 0; caller < callers; caller++) {
+                    boolean inTransaction = caller % 2 == 0;
+                    // one key alone, or two in one call, in either order: single- and multi-row keyed writes
+                    List<TaskRequest> requests = switch (caller % 3) {
+                        case 0 -> List.of(keyed(type, "a"));
+                        case 1 -> List.of(keyed(type, "a"), keyed(type, "b"));
+                        default -> List.of(keyed(type, "b"), keyed(type, "a"));
+                    };
+                    calls.add(pool.submit(() -> {
+                        if (!inTransaction) {
+                            meet(together);
+                            return queue.scheduleAll(requests);
+                        }
+                        return tx.execute(status -> {
+                            queue.find(type, "no-such-key"); // the snapshot, before the others' rows
+                            meet(together);
+                            return queue.scheduleAll(requests);
+                        });
+                    }));
+                }
+                Set<Long> ids = new HashSet<>();
+                for (Future<List<Long>> call : calls) {
+                    ids.addAll(call.get(60, TimeUnit.SECONDS));
+                }
+                assertThat(count("task_type = ?", type)).as("round %d: tasks", round).isEqualTo(2);
+                assertThat(ids).as("round %d: ids", round).hasSize(2);
+                assertThat(events.scheduledOf(type)).as("round %d: callers told they created a task", round)
+                    .isEqualTo(2);
+            }
+        }
+        finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /**
+     * No race needed: a transaction whose snapshot is older than a row another call committed meanwhile schedules
+     * the same key (alone, and among new keys in one call). It gets the existing task, which it did not create.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = { "mysql", "mariadb" })
+    void aKeyCommittedAfterTheTransactionsSnapshotIsFoundNotCreated(String driver) throws Exception {
+        Counted events = new Counted();
+        ConfigurableApplicationContext context = instance(driver, events, "delay.worker.enabled=false");
+        DelayQueue queue = context.getBean(DelayQueue.class);
+        TransactionTemplate tx = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+        ExecutorService other = Executors.newSingleThreadExecutor();
+        try {
+            List<Long> inside = tx.execute(status -> {
+                queue.find("snap", "no-such-key"); // REPEATABLE READ: the snapshot is taken here
+                long alone = call(other, () -> queue.schedule(keyed("snap", "alone")));
+                long among = call(other, () -> queue.schedule(keyed("snap", "b")));
+                List<Long> ids = new ArrayList<>();
+                ids.add(queue.schedule(keyed("snap", "alone")));
+                ids.addAll(queue.scheduleAll(List.of(keyed("snap", "a"), keyed("snap", "b"), keyed("snap", "c"))));
+                assertThat(ids.get(0)).isEqualTo(alone);
+                assertThat(ids.get(2)).isEqualTo(among);
+                return ids;
+            });
+            assertThat(inside).hasSize(4);
+            assertThat(count("task_type = 'snap'")).isEqualTo(4);
+            assertThat(events.scheduledOf("snap")).as("tasks counted as scheduled").isEqualTo(4);
+        }
+        finally {
+            other.shutdownNow();
+        }
+    }
+
+    /**
+     * A transaction of another DataSource is not the queue's: the task is committed at once, so it must be indexed at
+     * once too (it would otherwise wait for a commit that never concerns it, and run late from the sweep), and the
+     * caller is warned, once, that a rollback will not take the task back.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = { "mysql", "mariadb" })
+    void aTaskScheduledInAnotherDataSourcesTransactionIsCommittedAndIndexedAtOnce(String driver,
+            CapturedOutput output) {
+        ConfigurableApplicationContext context = instance(driver, "delay.worker.enabled=false");
+        DelayQueue queue = context.getBean(DelayQueue.class);
+        jdbc.execute("CREATE TABLE orders (id INT PRIMARY KEY)");
+        DataSource otherDataSource = otherDataSource(driver);
+        TransactionTemplate otherTx = new TransactionTemplate(new DataSourceTransactionManager(otherDataSource));
+        otherTx.setName("OrderService.placeOrder");
+        List<Long> ids = new ArrayList<>();
+        for (int call = 0; call < 2; call++) {
+            otherTx.executeWithoutResult(status -> {
+                new JdbcTemplate(otherDataSource).update("INSERT INTO orders VALUES (1)");
+                ids.add(queue.schedule("test.ok", "first", Duration.ofMinutes(5)));
+                ids.add(queue.schedule("test.ok", "second", Duration.ofMinutes(5))); // on the same transaction
+                assertThat(ids).as("indexed before that transaction ends").allMatch(id -> indexed(context, id));
+                status.setRollbackOnly();
+            });
+        }
+
+        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM orders", Integer.class)).isZero();
+        assertThat(count("task_type = 'test.ok'")).as("committed on their own").isEqualTo(4);
+        assertThat(ids).allMatch(id -> indexed(context, id));
+        assertThat(output.getAll()).containsOnlyOnce("OrderService.placeOrder");
+    }
+
+    /**
+     * {@code SUPPORTS} runs without a transaction, so the row is autocommitted; a scope that ends in a rollback has no
+     * commit to wait for, and the task must be indexed all the same.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = { "mysql", "mariadb" })
+    void aTaskScheduledInASupportsScopeThatRollsBackIsIndexed(String driver) {
+        ConfigurableApplicationContext context = instance(driver, "delay.worker.enabled=false");
+        DelayQueue queue = context.getBean(DelayQueue.class);
+        TransactionTemplate supports = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+        supports.setPropagationBehavior(TransactionDefinition.PROPAGATION_SUPPORTS);
+
+        long id = supports.execute(status -> {
+            long scheduled = queue.schedule("test.ok", "x", Duration.ofMinutes(5));
+            status.setRollbackOnly();
+            return scheduled;
+        });
+
+        assertThat(count("id = ?", id)).isEqualTo(1);
+        assertThat(indexed(context, id)).as("task %d indexed", id).isTrue();
+    }
+
+    /**
+     * Inside another DataSource's transaction the insert is autocommitted, so a deadlock rolled back only it: it is
+     * retried like any call outside a transaction, not handed to a caller whose own transaction is unharmed.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = { "mysql", "mariadb" })
+    void aDeadlockInAnotherDataSourcesTransactionIsRetried(String driver) {
+        DelayQueue queue = instance(driver, "delay.worker.enabled=false").getBean(DelayQueue.class);
+        jdbc.execute("CREATE TABLE trigger_fired (n INT NOT NULL) ENGINE = MyISAM");
+        jdbc.execute("INSERT INTO trigger_fired VALUES (0)");
+        jdbc.execute("""
+                CREATE TRIGGER deadlock_once BEFORE INSERT ON delay_task FOR EACH ROW
+                BEGIN
+                  IF NEW.task_key = 'deadlock-once' AND (SELECT n FROM trigger_fired) = 0 THEN
+                    UPDATE trigger_fired SET n = 1;
+                    SIGNAL SQLSTATE '40001' SET MYSQL_ERRNO = 1213, MESSAGE_TEXT = 'injected deadlock';
+                  END IF;
+                END""");
+        TransactionTemplate otherTx = new TransactionTemplate(new DataSourceTransactionManager(
+                otherDataSource(driver)));
+
+        long id = otherTx.execute(status -> queue.schedule(TaskRequest.of("keyed", "x").key("deadlock-once")
+            .delay(Duration.ofHours(1)).build()));
+
+        assertThat(jdbc.queryForObject("SELECT n FROM trigger_fired", Integer.class)).as("the deadlock happened")
+            .isEqualTo(1);
+        assertThat(count("id = ? AND task_key = 'deadlock-once'", id)).isEqualTo(1);
+    }
+
+    /**
+     * A reschedule or a cancel inside another DataSource's transaction is committed at once, so the index and the
+     * {@code cancelled} event follow at once, whatever that transaction does next.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = { "mysql", "mariadb" })
+    void rescheduleAndCancelInAnotherDataSourcesTransactionReachTheIndexAtOnce(String driver) {
+        Counted events = new Counted();
+        ConfigurableApplicationContext context = instance(driver, events, "delay.worker.enabled=false");
+        DelayQueue queue = context.getBean(DelayQueue.class);
+        TransactionTemplate otherTx = new TransactionTemplate(new DataSourceTransactionManager(
+                otherDataSource(driver)));
+        long later = queue.schedule("test.ok", "later", Duration.ofHours(3)); // beyond the threshold: not indexed
+        long soon = queue.schedule("test.ok", "soon", Duration.ofMinutes(5));
+        assertThat(indexed(context, later)).isFalse();
+        assertThat(indexed(context, soon)).isTrue();
+
+        otherTx.executeWithoutResult(status -> {
+            assertThat(queue.reschedule(later, Instant.now().plus(Duration.ofMinutes(5)))).isTrue();
+            assertThat(queue.cancel(soon)).isTrue();
+            status.setRollbackOnly();
+        });
+
+        assertThat(indexed(context, later)).as("rescheduled into the index").isTrue();
+        assertThat(indexed(context, soon)).as("cancelled out of the index").isFalse();
+        assertThat(events.cancelledOf("test.ok")).isEqualTo(1);
+    }
+
+    /**
+     * A JPA transaction on the queue's DataSource is the queue's: its connection is bound the way
+     * {@code JpaTransactionManager} binds it ({@link JpaStyleTransactionManager}), and every write goes with it,
+     * a call of several statements too (keyed and unkeyed tasks at once) and a cancel. A rollback leaves nothing;
+     * a commit indexes and counts the tasks.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = { "mysql", "mariadb" })
+    void everyWriteGoesWithATransactionBoundTheWayJpaBindsIt(String driver) {
+        Counted events = new Counted();
+        ConfigurableApplicationContext context = instance(driver, events, "delay.worker.enabled=false");
+        DelayQueue queue = context.getBean(DelayQueue.class);
+        TransactionTemplate jpa = new TransactionTemplate(new JpaStyleTransactionManager(
+                context.getBean(DataSource.class)));
+        long pending = queue.schedule("keep", "x", Duration.ofMinutes(5));
+        List<TaskRequest> mixed = List.of(TaskRequest.of("jpa", "plain").delay(Duration.ofMinutes(5)).build(),
+                TaskRequest.of("jpa", "keyed").key("k").delay(Duration.ofMinutes(5)).build());
+
+        jdbc.execute("CREATE TABLE orders (id INT PRIMARY KEY)");
+
+        jpa.executeWithoutResult(status -> {
+            new JdbcTemplate(context.getBean(DataSource.class)).update("INSERT INTO orders VALUES (1)");
+            assertThat(queue.cancel(pending)).isTrue();
+            queue.scheduleAll(mixed);
+            status.setRollbackOnly();
+        });
+
+        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM orders", Integer.class))
+            .as("the transaction's own work, rolled back").isZero();
+        assertThat(count("id = ? AND status = 'QUEUED'", pending)).as("cancel rolled back").isEqualTo(1);
+        assertThat(count("task_type = 'jpa'")).as("tasks left by a rolled-back transaction").isZero();
+        assertThat(events.scheduledOf("jpa") + events.cancelledOf("keep")).isZero();
+
+        List<Long> ids = jpa.execute(status -> {
+            List<Long> scheduled = queue.scheduleAll(mixed);
+            assertThat(scheduled).noneMatch(id -> indexed(context, id));
+            return scheduled;
+        });
+        assertThat(ids).allMatch(id -> indexed(context, id));
+        assertThat(events.scheduledOf("jpa")).isEqualTo(2);
+    }
+
+    /**
+     * Spring runs {@code @TransactionalEventListener} (after commit) in the transaction's {@code afterCompletion}
+     * callbacks, with the finished transaction's connection still bound. Writes made there join nothing: a schedule
+     * and a cancel are committed when they return (on that connection they would wait for the auto-commit reset,
+     * with the task already in the index), and indexed and counted at once.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = { "mysql", "mariadb" })
+    void writesFromAnAfterCommitListenerAreCommittedWhenTheyReturn(String driver) {
+        Counted events = new Counted();
+        ConfigurableApplicationContext context = instance(driver, events, "delay.worker.enabled=false");
+        DelayQueue queue = context.getBean(DelayQueue.class);
+        TransactionTemplate tx = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+        long toCancel = queue.schedule("test.ok", "cancel me", Duration.ofMinutes(5));
+        Map<String, Object> seen = new ConcurrentHashMap<>();
+
+        tx.executeWithoutResult(status -> TransactionSynchronizationManager.registerSynchronization(
+                new TransactionSynchronization() {
+                    @Override
+                    public void afterCompletion(int completion) {
+                        long id = queue.schedule("test.ok", "after commit", Duration.ofMinutes(5));
+                        seen.put("scheduled, committed", count("id = ?", id));
+                        seen.put("scheduled, indexed", indexed(context, id));
+                        queue.cancel(toCancel);
+                        seen.put("cancelled, committed", count("id = ? AND status = 'CANCELLED'", toCancel));
+                    }
+                }));
+
+        assertThat(seen).containsOnly(Map.entry("scheduled, committed", 1), Map.entry("scheduled, indexed", true),
+                Map.entry("cancelled, committed", 1));
+        assertThat(indexed(context, toCancel)).isFalse();
+        assertThat(events.cancelledOf("test.ok")).isEqualTo(1);
+    }
+
+    private static TaskRequest keyed(String type, String key) {
+        return TaskRequest.of(type, key).key(key).delay(Duration.ofHours(2)).build();
+    }
+
+    /** A second DataSource on the same database: to Spring another resource, with transactions of its own. */
+    private DataSource otherDataSource(String driver) {
+        return new DriverManagerDataSource(instances.database().url(driver), instances.database().user(),
+                instances.database().password());
+    }
+
+    private static boolean indexed(ConfigurableApplicationContext context, long id) {
+        RedisTimeIndex index = (RedisTimeIndex) context.getBean(TimeIndex.class);
+        StringRedisTemplate redis = context.getBean(StringRedisTemplate.class);
+        for (int shard = 0; shard < index.shards(); shard++) {
+            if (redis.opsForZSet().score(IndexAccess.key(index, shard), Long.toString(id)) != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static <T> T call(ExecutorService executor, java.util.concurrent.Callable<T> work) {
+        try {
+            return executor.submit(work).get(30, TimeUnit.SECONDS);
+        }
+        catch (Exception ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+
+    /** Counts the events the meters count, by task type. */
+    static final class Counted implements TaskEvents {
+
+        private final Map<String, AtomicInteger> scheduled = new ConcurrentHashMap<>();
+
+        private final Map<String, AtomicInteger> cancelled = new ConcurrentHashMap<>();
+
+        @Override
+        public void scheduled(String type) {
+            scheduled.computeIfAbsent(type, t -> new AtomicInteger()).incrementAndGet();
+        }
+
+        @Override
+        public void cancelled(String type) {
+            cancelled.computeIfAbsent(type, t -> new AtomicInteger()).incrementAndGet();
+        }
+
+        int scheduledOf(String type) {
+            return scheduled.getOrDefault(type, new AtomicInteger()).get();
+        }
+
+        int cancelledOf(String type) {
+            return cancelled.getOrDefault(type, new AtomicInteger()).get();
         }
     }
 

@@ -10,16 +10,22 @@ import java.util.List;
 
 import io.github.delayqueue.api.TaskRequest;
 import io.github.delayqueue.engine.EngineAccess;
+import io.github.delayqueue.engine.Indexer;
 import io.github.delayqueue.engine.QueueClock;
 import io.github.delayqueue.engine.TaskEvents;
 import io.github.delayqueue.engine.Tiers;
 import io.github.delayqueue.engine.WakeSignal;
 import io.github.delayqueue.handler.JacksonPayloadCodec;
+import io.github.delayqueue.index.InMemoryTimeIndex;
+import io.github.delayqueue.store.InMemoryTaskStore;
 import io.github.delayqueue.store.InsertedTask;
 import io.github.delayqueue.store.NewTask;
 import io.github.delayqueue.store.TaskStore;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionSynchronizationUtils;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -46,6 +52,56 @@ class DefaultDelayQueueTest {
     DefaultDelayQueueTest() {
         // The database runs 4 s ahead; the tightest reading had a 250 µs round trip.
         EngineAccess.offsetMicros(clock, 4_000_000, 4_000_250);
+    }
+
+    /**
+     * One rule for what follows a write (indexing, the wake-up, the {@code scheduled} and {@code cancelled} events):
+     * it waits for the caller's commit when the store says the write joined the transaction, and happens at once when
+     * it did not, transaction or not.
+     */
+    @Test
+    void whatFollowsAWriteWaitsForTheCommitOnlyWhenTheWriteJoinedTheTransaction() {
+        for (boolean joins : new boolean[] { true, false }) {
+            InMemoryTimeIndex index = new InMemoryTimeIndex(1);
+            List<String> events = new ArrayList<>();
+            TaskEvents recorded = new TaskEvents() {
+                @Override
+                public void scheduled(String type) {
+                    events.add("scheduled " + type);
+                }
+
+                @Override
+                public void cancelled(String type) {
+                    events.add("cancelled " + type);
+                }
+            };
+            DefaultDelayQueue queue = new DefaultDelayQueue(new InMemoryTaskStore() {
+                @Override
+                public boolean joinsCallerTransaction() {
+                    return joins;
+                }
+            }, new Indexer(index, TaskEvents.NONE), new JacksonPayloadCodec(JsonMapper.builder().build()), 1000,
+                    Tiers.hybrid(Duration.ofHours(1)), clock, new WakeSignal(clock), recorded);
+            long cancelled = queue.schedule("c", null, Duration.ofHours(2)); // before; beyond the threshold
+            TransactionSynchronizationManager.initSynchronization();
+            TransactionSynchronizationManager.setActualTransactionActive(true);
+            try {
+                queue.schedule("t", null, Duration.ofSeconds(1));
+                queue.cancel(cancelled);
+
+                assertThat(index.size(0)).as("joins %s: indexed before the commit", joins).isEqualTo(joins ? 0 : 1);
+                assertThat(events).as("joins %s: before the commit", joins)
+                    .isEqualTo(joins ? List.of("scheduled c") : List.of("scheduled c", "scheduled t", "cancelled c"));
+                TransactionSynchronizationUtils.triggerAfterCommit();
+            }
+            finally {
+                TransactionSynchronizationManager.setActualTransactionActive(false);
+                TransactionSynchronizationManager.clearSynchronization();
+            }
+            assertThat(events).as("joins %s: after the commit", joins)
+                .containsExactlyInAnyOrder("scheduled c", "scheduled t", "cancelled c");
+            assertThat(index.size(0)).as("joins %s: indexed after the commit", joins).isEqualTo(1);
+        }
     }
 
     @Test
@@ -108,6 +164,9 @@ class DefaultDelayQueueTest {
     private TaskStore store() {
         return (TaskStore) Proxy.newProxyInstance(TaskStore.class.getClassLoader(), new Class<?>[] { TaskStore.class },
                 (proxy, method, args) -> {
+                    if (method.getName().equals("joinsCallerTransaction")) {
+                        return false;
+                    }
                     if (!method.getName().equals("insert")) {
                         throw new AssertionError("unexpected store call: " + method.getName());
                     }

@@ -267,6 +267,40 @@ class JdbcTaskStoreIT {
         assertThat(store.find(ids.get(3))).isEmpty();
     }
 
+    /**
+     * A pool can hand out connections without auto-commit ({@code spring.datasource.hikari.auto-commit=false}, as some
+     * JPA setups do). A schedule, reschedule or cancel outside a transaction must still have committed when it
+     * returns, not be rolled back when the pool takes the connection back.
+     */
+    @Test
+    void writesOutsideATransactionCommitOnAPoolWithoutAutoCommit() {
+        try (HikariDataSource manual = new HikariDataSource()) {
+            manual.setJdbcUrl(dataSource.getJdbcUrl());
+            manual.setUsername(dataSource.getUsername());
+            manual.setPassword(dataSource.getPassword());
+            manual.setMaximumPoolSize(2);
+            manual.setAutoCommit(false);
+            JdbcTaskStore onManual = new JdbcTaskStore(manual, "delay_task");
+            try {
+                long plain = onManual.insert(List.of(new NewTask("manual", null, "\"p\"", now + 60_000,
+                        TaskStatus.SCHEDULED, null)), now).get(0).id();
+                long keyed = onManual.insert(List.of(new NewTask("manual", "k", "\"p\"", now + 60_000,
+                        TaskStatus.SCHEDULED, null)), now).get(0).id();
+                assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM delay_task WHERE task_type = 'manual'",
+                        Integer.class)).as("scheduled").isEqualTo(2);
+
+                assertThat(onManual.reschedule(plain, now + 90_000, TaskStatus.SCHEDULED, now)).isTrue();
+                assertThat(jdbc.queryForObject("SELECT due_at FROM delay_task WHERE id = ?", Long.class, plain))
+                    .as("rescheduled").isEqualTo(now + 90_000);
+                assertThat(onManual.cancel(keyed, now)).contains("manual");
+                assertThat(status(keyed)).as("cancelled").isEqualTo("CANCELLED");
+            }
+            finally {
+                onManual.close();
+            }
+        }
+    }
+
     private static int attempts(long id) {
         return jdbc.queryForObject("SELECT attempts FROM delay_task WHERE id = ?", Integer.class, id);
     }

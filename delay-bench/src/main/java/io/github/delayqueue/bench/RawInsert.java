@@ -45,7 +45,7 @@ final class RawInsert {
                 ps.setLong(p++, now);
                 ps.setLong(p++, now);
             }
-            return plain.execute(ps, rows);
+            return plain.execute(connection, ps, rows);
         }
     }
 }

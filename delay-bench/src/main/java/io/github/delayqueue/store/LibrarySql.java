@@ -83,9 +83,13 @@ public final class LibrarySql {
             return ids.prepare(connection, sql(rows));
         }
 
-        /** Runs the prepared and bound statement of {@code rows} rows; their ids, in row order. */
-        public List<Long> execute(PreparedStatement ps, int rows) throws SQLException {
-            return ids.execute(ps, rows);
+        /**
+         * Runs the prepared and bound statement of {@code rows} rows on {@code connection}; their ids, in row order
+         * (on MySQL, a multi-row insert reads the session's {@code auto_increment_increment} first, as the library
+         * does).
+         */
+        public List<Long> execute(Connection connection, PreparedStatement ps, int rows) throws SQLException {
+            return ids.execute(connection, ps, rows);
         }
     }
 }
