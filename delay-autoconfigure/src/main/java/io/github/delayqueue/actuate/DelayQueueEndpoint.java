@@ -21,6 +21,7 @@ import io.github.delayqueue.store.TaskInspector;
 import io.github.delayqueue.store.TaskInspector.CumulativeCounts;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -34,8 +35,13 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * ({@code POST /actuator/delayqueue/{id}} with {@code {"action": "rerun"}} for a dead letter, or
  * {@code {"action": "cancel"}} for a pending task). Every answer is read from the database when asked, never cached;
  * the payload of a task is never shown, it may hold personal data.
+ * <p>
+ * Its default access is read-only (Spring Boot's endpoint access control, as Boot keeps its own {@code shutdown}
+ * endpoint off by default): a cancel stops a business action, an order's cancellation say, so exposing the endpoint
+ * must not hand that to whoever reaches the actuator. {@code management.endpoint.delayqueue.access=unrestricted}
+ * opens the writes, for an actuator the application secures.
  */
-@Endpoint(id = "delayqueue")
+@Endpoint(id = "delayqueue", defaultAccess = Access.READ_ONLY)
 public class DelayQueueEndpoint {
 
     /** The most recent tasks whose requested delays make the histogram. */

@@ -23,9 +23,13 @@ import org.springframework.test.context.DynamicPropertySource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-/** The {@code delayqueue} endpoint, the health component and the Prometheus scrape over real HTTP. */
+/**
+ * The {@code delayqueue} endpoint, the health component and the Prometheus scrape over real HTTP, with the endpoint's
+ * writes opened ({@link DelayQueueEndpointAccessIT} shows them refused by default).
+ */
 @SpringBootTest(classes = ObservabilityApp.class, webEnvironment = WebEnvironment.RANDOM_PORT,
         properties = { "management.endpoints.web.exposure.include=health,delayqueue,prometheus",
+                "management.endpoint.delayqueue.access=unrestricted",
                 "management.endpoint.health.show-details=always" })
 class DelayQueueEndpointIT {
 

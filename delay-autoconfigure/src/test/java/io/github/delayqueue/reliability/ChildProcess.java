@@ -38,7 +38,8 @@ final class ChildProcess implements AutoCloseable {
         command.add("delay.instance-id=" + name);
         Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         ChildProcess child = new ChildProcess(process, journal, log);
-        await("the child instance " + name + " to start").atMost(90, TimeUnit.SECONDS)
+        // generous: a JVM starting Spring on a 2-core machine busy with other builds can take over a minute
+        await("the child instance " + name + " to start").atMost(3, TimeUnit.MINUTES)
             .pollInterval(200, TimeUnit.MILLISECONDS)
             .until(() -> {
                 if (!process.isAlive()) {

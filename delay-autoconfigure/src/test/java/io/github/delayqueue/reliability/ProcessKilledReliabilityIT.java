@@ -3,13 +3,11 @@ package io.github.delayqueue.reliability;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.api.DelayQueue;
-import io.github.delayqueue.api.TaskRequest;
 import io.github.delayqueue.it.Instances;
 import io.github.delayqueue.it.Journal;
 import org.junit.jupiter.api.Tag;
@@ -24,36 +22,30 @@ import static org.awaitility.Awaitility.await;
 /**
  * Scenario 2 with a real crash: an instance running in a JVM of its own is killed with SIGKILL while it holds
  * running and waiting tasks. Its connections die with it; the survivors finish its tasks after the lease, and no
- * task is lost, started early, or started while an earlier start of it still ran.
+ * task is lost, started early, or started while an earlier start of it still ran. Settings, load and bound:
+ * {@link CrashLoad}.
  */
 @Tag("reliability")
 class ProcessKilledReliabilityIT {
-
-    private static final long LEASE_MILLIS = 3_000;
 
     private static final String VICTIM = "victim";
 
     @Test
     void survivorsFinishTheTasksOfAProcessKilledWithSigkill(@TempDir Path dir) throws Exception {
         Journal journal = new Journal();
-        try (Instances instances = new Instances(ReliabilityApp.class, journal, "delay.worker.lease=3s",
-                "delay.worker.recovery-interval=500ms", "delay.worker.threads=4", "delay.worker.prefetch=8");
+        try (Instances instances = new Instances(ReliabilityApp.class, journal, CrashLoad.PROPERTIES);
                 ChildProcess victim = ChildProcess.start(dir, VICTIM, instances.properties())) {
             Path victimJournal = victim.journal();
             DelayQueue queue = instances.start().getBean(DelayQueue.class);
             instances.start();
-            List<TaskRequest> requests = new ArrayList<>();
-            for (int i = 0; i < 1000; i++) {
-                requests.add(TaskRequest.of("rel.sleep", 20 + i % 5 * 20L).delay(Duration.ofMillis(i * 6L))
-                    .build());
-            }
-            List<Long> ids = queue.scheduleAll(requests);
+            List<Long> ids = queue.scheduleAll(CrashLoad.requests());
+            Set<Long> slow = CrashLoad.slow(ids);
 
             Thread.sleep(2_000);
             JdbcTemplate jdbc = new JdbcTemplate(instances.database().dataSource());
-            // killed at a moment a handler of its runs
+            // killed at a moment a slow handler of its runs
             await().atMost(10, TimeUnit.SECONDS).pollInterval(5, TimeUnit.MILLISECONDS)
-                .until(() -> runningIn(jdbc, victimJournal));
+                .until(() -> runningIn(jdbc, victimJournal, slow));
             victim.kill(); // SIGKILL
             long killedAt = System.currentTimeMillis();
 
@@ -61,6 +53,7 @@ class ProcessKilledReliabilityIT {
                 .until(() -> jdbc.queryForObject("SELECT COUNT(*) FROM delay_task WHERE status = 'SUCCEEDED'",
                         Integer.class) == ids.size());
             journal.merge(victimJournal, killedAt);
+            System.out.println("[process killed] " + CrashLoad.latestFirstStart(journal, ids, killedAt));
             assertThat(journal.all()).as("starts in the killed process")
                 .anyMatch(s -> s.instance().startsWith(VICTIM + ":"));
             // what it held was run by the others, only after its lease ran out
@@ -69,18 +62,19 @@ class ProcessKilledReliabilityIT {
                 .filter(s -> journal.startsOf(s.taskId()).stream()
                     .anyMatch(o -> o.instance().startsWith(VICTIM + ":") && o.startedAt() < s.startedAt()))
                 .toList();
-            assertThat(rerun).isNotEmpty()
-                .allSatisfy(s -> assertThat(s.startedAt()).isGreaterThanOrEqualTo(killedAt + LEASE_MILLIS - 1_000));
-            Verdict.assertKept(journal, ids, LEASE_MILLIS + 3_000, 0);
+            assertThat(rerun).isNotEmpty().allSatisfy(s -> assertThat(s.startedAt())
+                .isGreaterThanOrEqualTo(killedAt + CrashLoad.LEASE_MILLIS - 1_000));
+            Verdict.assertKept(journal, ids, CrashLoad.FIRST_START_BOUND_MILLIS, 0);
         }
     }
 
-    /** Whether a task the child holds has a start in its journal and no end yet. */
-    private static boolean runningIn(JdbcTemplate jdbc, Path journal) throws IOException {
+    /** Whether one of {@code tasks} the child holds has a start in its journal and no end yet. */
+    private static boolean runningIn(JdbcTemplate jdbc, Path journal, Set<Long> tasks) throws IOException {
         List<String> lines = Files.readAllLines(journal);
         return jdbc.queryForList("SELECT id FROM delay_task WHERE status = 'RUNNING' AND owner LIKE ?", Long.class,
                 VICTIM + ":%")
             .stream()
+            .filter(tasks::contains)
             .anyMatch(id -> lines.stream().anyMatch(line -> line.startsWith("S " + id + " "))
                     && lines.stream().noneMatch(line -> line.startsWith("E " + id + " ")));
     }

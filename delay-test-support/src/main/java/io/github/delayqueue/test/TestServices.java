@@ -10,7 +10,9 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.junit.jupiter.api.Assumptions;
@@ -25,11 +27,19 @@ public final class TestServices {
     /** When {@code true} (as in {@code .ci/run}), a test needing a Redis Cluster fails instead of being skipped. */
     public static final String REQUIRE_CLUSTER = "DELAY_TEST_REQUIRE_CLUSTER";
 
+    /**
+     * When {@code true} (as in {@code .ci/run}), a test needing the database's named time zones fails instead of
+     * being skipped.
+     */
+    public static final String REQUIRE_TIME_ZONES = "DELAY_TEST_REQUIRE_TIME_ZONES";
+
     private static volatile ServiceEndpoints endpoints;
 
     private static final List<String> databases = new CopyOnWriteArrayList<>();
 
     private static final List<String> keyPrefixes = new CopyOnWriteArrayList<>();
+
+    private static final Set<String> skipReasons = ConcurrentHashMap.newKeySet();
 
     private TestServices() {
     }
@@ -75,14 +85,25 @@ public final class TestServices {
     public static List<String> redisClusterNodes() {
         List<String> nodes = endpoints().redisClusterNodes();
         if (nodes.isEmpty()) {
-            String reason = "no Redis Cluster: set " + ServiceResolver.REDIS_CLUSTER_NODES
-                    + " to run the cluster tests (.ci/run starts one)";
-            if (Boolean.parseBoolean(System.getenv(REQUIRE_CLUSTER))) {
-                throw new IllegalStateException(reason + "; " + REQUIRE_CLUSTER + " is set, so this is a failure");
-            }
-            Assumptions.abort(reason);
+            skipUnlessRequired(REQUIRE_CLUSTER, "no Redis Cluster: set " + ServiceResolver.REDIS_CLUSTER_NODES
+                    + " to run the cluster tests (.ci/run starts one)");
         }
         return nodes;
+    }
+
+    /**
+     * For a test that needs more than {@code mvn verify} asks for: skips the calling test with {@code reason}, which
+     * says how to run it, or fails it when the environment variable {@code require} is {@code true} ({@code .ci/run}
+     * provides what such tests need and sets it, so that none of them is skipped there unnoticed).
+     */
+    public static void skipUnlessRequired(String require, String reason) {
+        if (Boolean.parseBoolean(System.getenv(require))) {
+            throw new IllegalStateException(reason + "; " + require + " is set, so this is a failure");
+        }
+        if (skipReasons.add(reason)) { // Maven's summary counts skipped tests but does not say why: this does, once
+            System.out.println("[delay tests] skipped: " + reason);
+        }
+        Assumptions.abort(reason);
     }
 
     /** Runs one statement on the server with the test user, outside any test database. */

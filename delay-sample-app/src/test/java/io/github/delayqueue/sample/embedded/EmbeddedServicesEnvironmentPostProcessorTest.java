@@ -1,5 +1,8 @@
 package io.github.delayqueue.sample.embedded;
 
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 import io.github.delayqueue.sample.embedded.EmbeddedServicesEnvironmentPostProcessor.Missing;
@@ -11,6 +14,7 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
 import org.springframework.mock.env.MockEnvironment;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** What counts as "configured": the connection properties, wherever they come from; nothing else. */
 class EmbeddedServicesEnvironmentPostProcessorTest {
@@ -78,5 +82,46 @@ class EmbeddedServicesEnvironmentPostProcessorTest {
 
         assertThat(environment.getPropertySources().size()).isEqualTo(sources);
         assertThat(application.getInitializers()).hasSize(initializers);
+    }
+
+    @Test
+    void aStartThatTimesOutIsTriedOnceMore() {
+        List<String> calls = new ArrayList<>();
+        List<EmbeddedDatabaseStartException> retried = new ArrayList<>();
+
+        String started = EmbeddedServicesEnvironmentPostProcessor.retryingATimeout(() -> {
+            calls.add("start");
+            if (calls.size() == 1) {
+                throw timeout();
+            }
+            return "server";
+        }, retried::add);
+
+        assertThat(started).isEqualTo("server");
+        assertThat(calls).hasSize(2);
+        assertThat(retried).hasSize(1);
+    }
+
+    @Test
+    void aSecondTimeoutOrAnotherFailureIsThrown() {
+        EmbeddedDatabaseStartException second = timeout();
+        List<EmbeddedDatabaseStartException> thrown = new ArrayList<>(List.of(timeout(), second));
+        assertThatThrownBy(() -> EmbeddedServicesEnvironmentPostProcessor.retryingATimeout(() -> {
+            throw thrown.remove(0);
+        }, ex -> { })).isSameAs(second);
+
+        EmbeddedDatabaseStartException broken = new EmbeddedDatabaseStartException("it failed", false,
+                Duration.ofMinutes(3), new IllegalStateException("libcrypt.so.1"));
+        List<String> calls = new ArrayList<>();
+        assertThatThrownBy(() -> EmbeddedServicesEnvironmentPostProcessor.retryingATimeout(() -> {
+            calls.add("start");
+            throw broken;
+        }, ex -> { })).isSameAs(broken);
+        assertThat(calls).as("no second try after a failure that is not a timeout").hasSize(1);
+    }
+
+    private static EmbeddedDatabaseStartException timeout() {
+        return new EmbeddedDatabaseStartException("not ready", true, Duration.ofMinutes(3),
+                new IllegalStateException("Magic string not seen"));
     }
 }

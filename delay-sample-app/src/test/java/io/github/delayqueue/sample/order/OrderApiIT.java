@@ -206,6 +206,29 @@ class OrderApiIT {
         http.get().uri("/actuator/delayqueue").exchange().expectStatus().isOk();
     }
 
+    /**
+     * The queue endpoint is exposed over plain HTTP here, without security, so it must stay read-only: a stranger
+     * who cancels an order's cancellation task keeps the order open forever.
+     */
+    @Test
+    void theQueueEndpointReadsButRefusesToCancelATask() {
+        Order order = create("{\"amount\": 5.00, \"cancelAfter\": \"PT30M\"}");
+        DelayQueue queue = app.getBean(DelayQueue.class);
+        TaskView task = queue.find(OrderTimeouts.CANCEL_UNPAID, Long.toString(order.id())).orElseThrow();
+        assertThat(task.status()).isEqualTo(TaskStatus.QUEUED); // due within delay.hybrid.threshold
+        http.get().uri("/actuator/delayqueue/{id}", task.id()).exchange()
+            .expectStatus().isOk()
+            .expectBody().jsonPath("$.status").isEqualTo("QUEUED");
+
+        http.post().uri("/actuator/delayqueue/{id}", task.id()).contentType(MediaType.APPLICATION_JSON)
+            .body("{\"action\": \"cancel\"}")
+            .exchange()
+            .expectStatus().value(status -> assertThat(status).as("answer to POST cancel").isBetween(400, 499));
+
+        assertThat(queue.find(task.id())).map(TaskView::status).hasValue(TaskStatus.QUEUED);
+        assertThat(get(order.id()).status()).isEqualTo(OrderStatus.PENDING_PAYMENT);
+    }
+
     private static Order create(String json) {
         return http.post().uri("/orders").contentType(MediaType.APPLICATION_JSON).body(json).exchange()
             .expectStatus().isCreated()
