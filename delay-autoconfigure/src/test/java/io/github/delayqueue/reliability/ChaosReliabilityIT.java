@@ -169,7 +169,9 @@ class ChaosReliabilityIT {
 
         System.out.printf("[chaos] %d tasks scheduled, %d calls refused, %d of unknown outcome, %d runs%n",
                 dueByCaller.size(), refused.get(), unknown.get(), journal.totalStarts());
-        assertThat(dueByCaller.size()).as("tasks scheduled").isGreaterThan(2_000);
+        // Enough that every fault met a stream of tasks: a call takes 25 ms of pause plus its round trips, so an idle
+        // machine schedules about 5,000, and one loaded by a full build beside it was seen at 1,182 (and 905).
+        assertThat(dueByCaller.size()).as("tasks scheduled").isGreaterThan(PRODUCERS * 50);
         assertThat(refused.get() + unknown.get()).as("calls the database outage refused").isPositive();
         assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM delay_task", Integer.class))
             .as("rows: every returned task, and the calls of unknown outcome that were stored")
