@@ -10,12 +10,10 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
-import io.github.delayqueue.store.LibrarySql;
-
 /**
  * The raw ceiling's statements, done by hand on plain JDBC: the library's claim ({@code SELECT ... FOR UPDATE SKIP
  * LOCKED} by due time or by ids, the {@code RUNNING} compare-and-set, the commit) and its success write, on
- * {@link Ceiling#TABLE}, each phase timed. The SQL is the library's own ({@link LibrarySql}).
+ * {@link Ceiling#TABLE}, each phase timed. The SQL is the library's own, as {@link RawSql} holds it.
  */
 final class RawClaims {
 
@@ -71,7 +69,7 @@ final class RawClaims {
         List<Claim> ids = new ArrayList<>(batch);
         long start = System.nanoTime();
         try (PreparedStatement ps = connection
-            .prepareStatement(LibrarySql.SELECT_DUE_FOR_CLAIM.formatted(Ceiling.TABLE))) {
+            .prepareStatement(RawSql.SELECT_DUE_FOR_CLAIM.formatted(Ceiling.TABLE))) {
             ps.setString(1, "SCHEDULED");
             ps.setLong(2, now);
             ps.setInt(3, batch);
@@ -96,8 +94,8 @@ final class RawClaims {
             Phases phases) throws SQLException {
         long start = System.nanoTime();
         List<Claim> ids = new ArrayList<>(candidates.size());
-        try (PreparedStatement ps = connection.prepareStatement(LibrarySql.SELECT_IDS_FOR_CLAIM.formatted(Ceiling.TABLE,
-                LibrarySql.placeholders(candidates.size())))) {
+        try (PreparedStatement ps = connection.prepareStatement(RawSql.SELECT_IDS_FOR_CLAIM.formatted(Ceiling.TABLE,
+                RawSql.placeholders(candidates.size())))) {
             int p = 1;
             for (Long id : candidates) {
                 ps.setLong(p++, id);
@@ -135,8 +133,8 @@ final class RawClaims {
         if (ids.isEmpty()) {
             return;
         }
-        try (PreparedStatement ps = connection.prepareStatement(LibrarySql.MARK_RUNNING.formatted(Ceiling.TABLE,
-                LibrarySql.placeholders(ids.size())))) {
+        try (PreparedStatement ps = connection.prepareStatement(RawSql.MARK_RUNNING.formatted(Ceiling.TABLE,
+                RawSql.placeholders(ids.size())))) {
             ps.setString(1, owner);
             ps.setLong(2, now + LEASE_MILLIS);
             ps.setLong(3, now);
@@ -157,8 +155,8 @@ final class RawClaims {
      */
     static void complete(Connection connection, List<Claim> claims, Phases phases) throws SQLException {
         long start = System.nanoTime();
-        try (PreparedStatement ps = connection.prepareStatement(LibrarySql.MARK_SUCCEEDED.formatted(Ceiling.TABLE,
-                LibrarySql.placeholders(claims.size()), LibrarySql.pairPlaceholders(claims.size())))) {
+        try (PreparedStatement ps = connection.prepareStatement(RawSql.MARK_SUCCEEDED.formatted(Ceiling.TABLE,
+                RawSql.placeholders(claims.size()), RawSql.pairPlaceholders(claims.size())))) {
             long now = System.currentTimeMillis();
             ps.setLong(1, now); // started_at, when none was written
             ps.setLong(2, now); // updated_at

@@ -3,7 +3,6 @@ package io.github.delayqueue.bench;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import io.github.delayqueue.store.LibrarySql;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,33 +31,28 @@ class WatchAndOutcomesTest {
         assertThat(SqlWatch.affected(true)).isZero();
     }
 
-    /** The shapes the watch goes by, on the library's current statements (read from TaskSql, not copied). */
+    /** The shapes the watch goes by, on the library's current statements (read from its TaskSql, not copied). */
     @Test
     void theLibrarysOwnStatementsHaveTheWatchedShapes() {
-        String table = "`delay_task`";
-        assertThat(ClientCounters.kind(LibrarySql.SELECT_DUE_FOR_CLAIM.formatted(table)))
-            .isEqualTo(SqlWatch.Kind.CLAIM_SELECT);
-        assertThat(ClientCounters.kind(LibrarySql.SELECT_IDS_FOR_CLAIM.formatted(table, LibrarySql.placeholders(3))))
-            .isEqualTo(SqlWatch.Kind.CLAIM_SELECT);
-        assertThat(ClientCounters.kind(LibrarySql.MARK_RUNNING.formatted(table, LibrarySql.placeholders(3))))
-            .isEqualTo(SqlWatch.Kind.MARK_RUNNING);
-        assertThat(ClientCounters.kind(LibrarySql.MARK_SUCCEEDED.formatted(table, LibrarySql.placeholders(3),
-                LibrarySql.pairPlaceholders(3)))).isEqualTo(SqlWatch.Kind.MARK_SUCCEEDED);
-        assertThat(ClientCounters.kind(LibrarySql.PURGE.formatted(table, LibrarySql.placeholders(3))))
-            .isEqualTo(SqlWatch.Kind.PURGE);
+        assertThat(libraryKind("SELECT_DUE_FOR_CLAIM")).isEqualTo(SqlWatch.Kind.CLAIM_SELECT);
+        assertThat(libraryKind("SELECT_IDS_FOR_CLAIM")).isEqualTo(SqlWatch.Kind.CLAIM_SELECT);
+        assertThat(libraryKind("MARK_RUNNING")).isEqualTo(SqlWatch.Kind.MARK_RUNNING);
+        assertThat(libraryKind("MARK_SUCCEEDED")).isEqualTo(SqlWatch.Kind.MARK_SUCCEEDED);
+        assertThat(libraryKind("PURGE")).isEqualTo(SqlWatch.Kind.PURGE);
         // locking reads that are not claims: no claim round starts at them
-        assertThat(ClientCounters.kind(LibrarySql.SELECT_FOR_MIGRATION.formatted(table)))
-            .isEqualTo(SqlWatch.Kind.OTHER);
-        assertThat(ClientCounters.kind(LibrarySql.SELECT_EXPIRED_LEASES.formatted(table)))
-            .isEqualTo(SqlWatch.Kind.OTHER);
+        assertThat(libraryKind("SELECT_FOR_MIGRATION")).isEqualTo(SqlWatch.Kind.OTHER);
+        assertThat(libraryKind("SELECT_EXPIRED_LEASES")).isEqualTo(SqlWatch.Kind.OTHER);
         // reads the claim columns but locks nothing: a restart's look at its own claims
-        assertThat(ClientCounters.kind(LibrarySql.SELECT_CLAIMED_BY.formatted(table)))
-            .isEqualTo(SqlWatch.Kind.OTHER);
+        assertThat(libraryKind("SELECT_CLAIMED_BY")).isEqualTo(SqlWatch.Kind.OTHER);
         // writes of one claim that are neither a claim nor a success
-        assertThat(ClientCounters.kind(LibrarySql.MARK_STARTED.formatted(table, LibrarySql.placeholders(2),
-                LibrarySql.pairPlaceholders(2)))).isEqualTo(SqlWatch.Kind.OTHER);
-        assertThat(ClientCounters.kind(LibrarySql.EXTEND_LEASES.formatted(table, LibrarySql.placeholders(2),
-                LibrarySql.pairPlaceholders(2)))).isEqualTo(SqlWatch.Kind.OTHER);
+        assertThat(libraryKind("MARK_STARTED")).isEqualTo(SqlWatch.Kind.OTHER);
+        assertThat(libraryKind("EXTEND_LEASES")).isEqualTo(SqlWatch.Kind.OTHER);
+    }
+
+    /** The kind of the library's statement {@code name} for three rows (ids, and (id, claim) pairs if it has them). */
+    private static SqlWatch.Kind libraryKind(String name) {
+        return ClientCounters.kind(LibrarySql.statement(name)
+            .formatted("`delay_task`", LibrarySql.placeholders(3), LibrarySql.pairPlaceholders(3)));
     }
 
     @Test
