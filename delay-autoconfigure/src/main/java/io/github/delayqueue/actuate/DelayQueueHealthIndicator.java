@@ -12,10 +12,10 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-import io.github.delayqueue.engine.DelayQueueEngine;
-import io.github.delayqueue.engine.EngineWork;
-import io.github.delayqueue.engine.Indexer;
-import io.github.delayqueue.engine.QueueClock;
+import io.github.delayqueue.runtime.DelayQueueEngine;
+import io.github.delayqueue.runtime.EngineWork;
+import io.github.delayqueue.runtime.Indexer;
+import io.github.delayqueue.runtime.QueueClock;
 import io.github.delayqueue.store.TaskInspector;
 import org.jspecify.annotations.Nullable;
 

@@ -12,8 +12,8 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.function.ToDoubleFunction;
 
 import io.github.delayqueue.api.TaskStatus;
-import io.github.delayqueue.engine.Indexer;
-import io.github.delayqueue.engine.QueueClock;
+import io.github.delayqueue.runtime.Indexer;
+import io.github.delayqueue.runtime.QueueClock;
 import io.github.delayqueue.store.TaskInspector;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

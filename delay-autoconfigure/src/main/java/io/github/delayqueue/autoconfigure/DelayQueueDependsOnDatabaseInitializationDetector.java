@@ -2,7 +2,7 @@ package io.github.delayqueue.autoconfigure;
 
 import java.util.Set;
 
-import io.github.delayqueue.engine.DelayQueueEngine;
+import io.github.delayqueue.runtime.DelayQueueEngine;
 import io.github.delayqueue.store.TaskInspector;
 import io.github.delayqueue.store.TaskStore;
 

@@ -4,11 +4,11 @@ import io.github.delayqueue.actuate.DelayQueueEndpoint;
 import io.github.delayqueue.actuate.DelayQueueEndpointWebExtension;
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.EnableDelayQueue;
-import io.github.delayqueue.engine.Indexer;
-import io.github.delayqueue.engine.QueueClock;
-import io.github.delayqueue.engine.Tiers;
-import io.github.delayqueue.engine.WakeSignal;
-import io.github.delayqueue.schedule.DeadLetters;
+import io.github.delayqueue.runtime.DeadLetters;
+import io.github.delayqueue.runtime.Indexer;
+import io.github.delayqueue.runtime.QueueClock;
+import io.github.delayqueue.runtime.Tiers;
+import io.github.delayqueue.runtime.WakeSignal;
 import io.github.delayqueue.store.TaskInspector;
 
 import org.springframework.beans.factory.ObjectProvider;

@@ -4,9 +4,9 @@ import java.time.Duration;
 
 import io.github.delayqueue.actuate.DelayQueueHealthIndicator;
 import io.github.delayqueue.api.EnableDelayQueue;
-import io.github.delayqueue.engine.DelayQueueEngine;
-import io.github.delayqueue.engine.Indexer;
-import io.github.delayqueue.engine.QueueClock;
+import io.github.delayqueue.runtime.DelayQueueEngine;
+import io.github.delayqueue.runtime.Indexer;
+import io.github.delayqueue.runtime.QueueClock;
 import io.github.delayqueue.store.TaskInspector;
 
 import org.springframework.beans.factory.ObjectProvider;

@@ -3,8 +3,8 @@ package io.github.delayqueue.autoconfigure;
 import io.github.delayqueue.actuate.QueueGauges;
 import io.github.delayqueue.actuate.TaskMeters;
 import io.github.delayqueue.api.EnableDelayQueue;
-import io.github.delayqueue.engine.Indexer;
-import io.github.delayqueue.engine.QueueClock;
+import io.github.delayqueue.runtime.Indexer;
+import io.github.delayqueue.runtime.QueueClock;
 import io.github.delayqueue.store.TaskInspector;
 import io.micrometer.core.instrument.MeterRegistry;
 

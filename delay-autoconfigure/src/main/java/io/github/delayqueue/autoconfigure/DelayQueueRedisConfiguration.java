@@ -2,12 +2,12 @@ package io.github.delayqueue.autoconfigure;
 
 import java.time.Duration;
 
-import io.github.delayqueue.engine.IndexWatch;
-import io.github.delayqueue.engine.Indexer;
-import io.github.delayqueue.engine.TaskEvents;
-import io.github.delayqueue.engine.WakeSignal;
 import io.github.delayqueue.index.RedisTimeIndex;
 import io.github.delayqueue.index.TimeIndex;
+import io.github.delayqueue.runtime.IndexWatch;
+import io.github.delayqueue.runtime.Indexer;
+import io.github.delayqueue.runtime.TaskEvents;
+import io.github.delayqueue.runtime.WakeSignal;
 import io.github.delayqueue.store.TaskStore;
 import org.slf4j.LoggerFactory;
 

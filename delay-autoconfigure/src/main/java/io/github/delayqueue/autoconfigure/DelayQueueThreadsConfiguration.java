@@ -2,7 +2,7 @@ package io.github.delayqueue.autoconfigure;
 
 import java.util.concurrent.Executor;
 
-import io.github.delayqueue.engine.DelayQueueEngine;
+import io.github.delayqueue.runtime.DelayQueueEngine;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;

@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
-import io.github.delayqueue.engine.TaskEvents;
 import io.github.delayqueue.handler.HandlerRegistry;
+import io.github.delayqueue.runtime.TaskEvents;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

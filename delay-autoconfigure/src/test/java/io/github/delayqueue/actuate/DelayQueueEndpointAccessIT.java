@@ -5,8 +5,8 @@ import java.time.Duration;
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.api.TaskView;
-import io.github.delayqueue.test.TestDatabase;
-import io.github.delayqueue.test.TestServices;
+import io.github.delayqueue.testservices.TestDatabase;
+import io.github.delayqueue.testservices.TestServices;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;

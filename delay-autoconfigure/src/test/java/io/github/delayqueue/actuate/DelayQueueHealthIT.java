@@ -8,8 +8,8 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.api.DelayQueue;
-import io.github.delayqueue.test.TestDatabase;
-import io.github.delayqueue.test.TestServices;
+import io.github.delayqueue.testservices.TestDatabase;
+import io.github.delayqueue.testservices.TestServices;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 

@@ -8,7 +8,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.api.TaskView;
-import io.github.delayqueue.test.TestServices;
+import io.github.delayqueue.testservices.TestServices;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

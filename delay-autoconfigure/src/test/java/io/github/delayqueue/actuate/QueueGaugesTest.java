@@ -9,10 +9,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.api.TaskStatus;
-import io.github.delayqueue.engine.QueueClock;
+import io.github.delayqueue.runtime.QueueClock;
+import io.github.delayqueue.runtime.TestScheduler;
 import io.github.delayqueue.store.TaskInspector;
 import org.junit.jupiter.api.Test;
-import io.github.delayqueue.engine.TestScheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

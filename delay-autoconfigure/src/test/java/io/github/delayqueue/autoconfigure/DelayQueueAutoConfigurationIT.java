@@ -6,13 +6,13 @@ import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.DelayedHandler;
 import io.github.delayqueue.api.EnableDelayQueue;
 import io.github.delayqueue.api.TaskContext;
-import io.github.delayqueue.engine.DelayQueueEngine;
-import io.github.delayqueue.engine.Indexer;
 import io.github.delayqueue.handler.PayloadCodec;
 import io.github.delayqueue.index.TimeIndex;
+import io.github.delayqueue.runtime.DelayQueueEngine;
+import io.github.delayqueue.runtime.Indexer;
 import io.github.delayqueue.store.TaskStore;
-import io.github.delayqueue.test.TestDatabase;
-import io.github.delayqueue.test.TestServices;
+import io.github.delayqueue.testservices.TestDatabase;
+import io.github.delayqueue.testservices.TestServices;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

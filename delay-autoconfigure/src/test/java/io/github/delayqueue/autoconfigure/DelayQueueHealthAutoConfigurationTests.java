@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
-
 import javax.sql.DataSource;
 
 import io.github.delayqueue.actuate.DelayQueueHealthIndicator;
@@ -14,16 +13,16 @@ import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.autoconfigure.QueueContexts.Enabled;
 import io.github.delayqueue.autoconfigure.QueueContexts.InMemoryInspection;
-import io.github.delayqueue.engine.EngineAccess;
-import io.github.delayqueue.engine.Indexer;
-import io.github.delayqueue.engine.QueueClock;
-import io.github.delayqueue.index.InMemoryTimeIndex;
 import io.github.delayqueue.index.TimeIndex;
+import io.github.delayqueue.runtime.EngineAccess;
+import io.github.delayqueue.runtime.Indexer;
+import io.github.delayqueue.runtime.QueueClock;
 import io.github.delayqueue.store.ClaimId;
-import io.github.delayqueue.store.InMemoryTaskStore;
 import io.github.delayqueue.store.JdbcTaskInspector;
 import io.github.delayqueue.store.NewTask;
 import io.github.delayqueue.store.TaskInspector;
+import io.github.delayqueue.test.InMemoryTaskStore;
+import io.github.delayqueue.test.InMemoryTimeIndex;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -18,7 +18,7 @@ import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.api.TaskView;
 import io.github.delayqueue.store.ClaimId;
 import io.github.delayqueue.store.Completion;
-import io.github.delayqueue.store.InMemoryTaskStore;
+import io.github.delayqueue.test.InMemoryTaskStore;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -7,9 +7,10 @@ import io.github.delayqueue.actuate.TaskMeters;
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.autoconfigure.QueueContexts.Enabled;
 import io.github.delayqueue.autoconfigure.QueueContexts.InMemoryInspection;
-import io.github.delayqueue.engine.QueueClock;
-import io.github.delayqueue.store.InMemoryTaskInspector;
-import io.github.delayqueue.store.InMemoryTaskStore;
+import io.github.delayqueue.runtime.QueueClock;
+import io.github.delayqueue.runtime.TestScheduler;
+import io.github.delayqueue.test.InMemoryTaskInspector;
+import io.github.delayqueue.test.InMemoryTaskStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -20,7 +21,6 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConf
 import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import io.github.delayqueue.engine.TestScheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

@@ -9,7 +9,7 @@ import io.github.delayqueue.api.EnableDelayQueue;
 import io.github.delayqueue.api.TaskRequest;
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.autoconfigure.QueueContexts.InMemoryInspection;
-import io.github.delayqueue.store.InMemoryTaskStore;
+import io.github.delayqueue.test.InMemoryTaskStore;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;

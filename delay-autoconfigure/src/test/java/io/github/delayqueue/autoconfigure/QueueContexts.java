@@ -3,8 +3,8 @@ package io.github.delayqueue.autoconfigure;
 import javax.sql.DataSource;
 
 import io.github.delayqueue.api.EnableDelayQueue;
-import io.github.delayqueue.store.InMemoryTaskInspector;
-import io.github.delayqueue.store.InMemoryTaskStore;
+import io.github.delayqueue.test.InMemoryTaskInspector;
+import io.github.delayqueue.test.InMemoryTaskStore;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;

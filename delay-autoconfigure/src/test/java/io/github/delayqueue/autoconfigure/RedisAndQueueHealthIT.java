@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.DelayedHandler;
 import io.github.delayqueue.api.EnableDelayQueue;
-import io.github.delayqueue.test.TestServices;
+import io.github.delayqueue.testservices.TestServices;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

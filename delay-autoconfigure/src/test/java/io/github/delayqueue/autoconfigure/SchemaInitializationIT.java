@@ -2,13 +2,12 @@ package io.github.delayqueue.autoconfigure;
 
 import java.time.Duration;
 import java.util.List;
-
 import javax.sql.DataSource;
 
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.EnableDelayQueue;
-import io.github.delayqueue.test.TestDatabase;
-import io.github.delayqueue.test.TestServices;
+import io.github.delayqueue.testservices.TestDatabase;
+import io.github.delayqueue.testservices.TestServices;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -10,7 +10,7 @@ import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.index.IndexAccess;
 import io.github.delayqueue.index.RedisTimeIndex;
 import io.github.delayqueue.index.TimeIndex;
-import io.github.delayqueue.test.TestRedis;
+import io.github.delayqueue.testservices.TestRedis;
 import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

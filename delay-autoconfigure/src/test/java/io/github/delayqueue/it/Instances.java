@@ -4,8 +4,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-import io.github.delayqueue.test.TestDatabase;
-import io.github.delayqueue.test.TestServices;
+import io.github.delayqueue.testservices.TestDatabase;
+import io.github.delayqueue.testservices.TestServices;
 
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;

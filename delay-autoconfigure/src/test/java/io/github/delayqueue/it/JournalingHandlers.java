@@ -1,7 +1,7 @@
 package io.github.delayqueue.it;
 
 import io.github.delayqueue.api.TaskContext;
-import io.github.delayqueue.engine.DelayQueueEngine;
+import io.github.delayqueue.runtime.DelayQueueEngine;
 
 import org.springframework.beans.factory.ObjectProvider;
 

@@ -14,18 +14,17 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
 import javax.sql.DataSource;
 
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.DelayQueueException;
 import io.github.delayqueue.api.OutcomeUnknownException;
 import io.github.delayqueue.api.TaskRequest;
-import io.github.delayqueue.engine.TaskEvents;
 import io.github.delayqueue.index.IndexAccess;
 import io.github.delayqueue.index.RedisTimeIndex;
 import io.github.delayqueue.index.TimeIndex;
-import io.github.delayqueue.test.TcpProxy;
+import io.github.delayqueue.runtime.TaskEvents;
+import io.github.delayqueue.testservices.TcpProxy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;

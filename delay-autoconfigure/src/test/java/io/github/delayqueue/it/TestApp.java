@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.delayqueue.api.DelayedHandler;
 import io.github.delayqueue.api.EnableDelayQueue;
 import io.github.delayqueue.api.TaskContext;
-import io.github.delayqueue.engine.DelayQueueEngine;
+import io.github.delayqueue.runtime.DelayQueueEngine;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.SpringBootConfiguration;

@@ -9,12 +9,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.TaskContext;
 import io.github.delayqueue.api.TaskRequest;
-import io.github.delayqueue.engine.DelayQueueEngine;
-import io.github.delayqueue.engine.EngineAccess;
-import io.github.delayqueue.engine.TaskEvents;
 import io.github.delayqueue.it.Instances;
 import io.github.delayqueue.it.Journal;
-import io.github.delayqueue.test.TcpProxy;
+import io.github.delayqueue.runtime.DelayQueueEngine;
+import io.github.delayqueue.runtime.EngineAccess;
+import io.github.delayqueue.runtime.TaskEvents;
+import io.github.delayqueue.testservices.TcpProxy;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

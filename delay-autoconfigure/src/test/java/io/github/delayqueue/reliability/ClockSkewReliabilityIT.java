@@ -8,9 +8,9 @@ import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.TaskRequest;
-import io.github.delayqueue.engine.QueueClock;
 import io.github.delayqueue.it.Instances;
 import io.github.delayqueue.it.Journal;
+import io.github.delayqueue.runtime.QueueClock;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -47,7 +47,7 @@ class ClockSkewReliabilityIT {
             awaitAllDone(instances, ids.size());
             Verdict.assertKept(journal, ids, 2_000, TOLERANCE_MILLIS);
             assertThat(journal.all()).anySatisfy(s -> assertThat(s.instance())
-                .isEqualTo(skewed.getBean(io.github.delayqueue.engine.DelayQueueEngine.class).instanceId()));
+                .isEqualTo(skewed.getBean(io.github.delayqueue.runtime.DelayQueueEngine.class).instanceId()));
         }
     }
 

@@ -11,8 +11,8 @@ import io.github.delayqueue.api.DelayQueueException;
 import io.github.delayqueue.api.TaskRequest;
 import io.github.delayqueue.it.Instances;
 import io.github.delayqueue.it.Journal;
-import io.github.delayqueue.test.TcpProxy;
-import io.github.delayqueue.test.TestServices;
+import io.github.delayqueue.testservices.TcpProxy;
+import io.github.delayqueue.testservices.TestServices;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

@@ -5,7 +5,7 @@ import java.time.Duration;
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.it.Instances;
 import io.github.delayqueue.it.Journal;
-import io.github.delayqueue.test.TcpProxy;
+import io.github.delayqueue.testservices.TcpProxy;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

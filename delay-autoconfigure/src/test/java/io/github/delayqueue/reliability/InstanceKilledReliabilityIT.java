@@ -5,10 +5,10 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.api.DelayQueue;
-import io.github.delayqueue.engine.DelayQueueEngine;
-import io.github.delayqueue.engine.EngineAccess;
 import io.github.delayqueue.it.Instances;
 import io.github.delayqueue.it.Journal;
+import io.github.delayqueue.runtime.DelayQueueEngine;
+import io.github.delayqueue.runtime.EngineAccess;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

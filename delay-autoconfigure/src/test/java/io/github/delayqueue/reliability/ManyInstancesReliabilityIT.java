@@ -10,7 +10,7 @@ import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.TaskRequest;
 import io.github.delayqueue.it.Instances;
 import io.github.delayqueue.it.Journal;
-import io.github.delayqueue.test.TestRedis;
+import io.github.delayqueue.testservices.TestRedis;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

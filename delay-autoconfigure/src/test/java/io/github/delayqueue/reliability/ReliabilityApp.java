@@ -2,15 +2,14 @@ package io.github.delayqueue.reliability;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
-
 import javax.sql.DataSource;
 
 import io.github.delayqueue.api.DelayedHandler;
 import io.github.delayqueue.api.EnableDelayQueue;
 import io.github.delayqueue.api.TaskContext;
-import io.github.delayqueue.engine.DelayQueueEngine;
 import io.github.delayqueue.it.Journal;
 import io.github.delayqueue.it.JournalingHandlers;
+import io.github.delayqueue.runtime.DelayQueueEngine;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.SpringBootConfiguration;

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.delayqueue.engine.QueueClock;
+import io.github.delayqueue.runtime.QueueClock;
 
 /**
  * One run: a fresh database and key prefix, whatever the workload prepares, N instances of {@link BenchApp}, a

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.delayqueue.api.DelayQueue;
-import io.github.delayqueue.engine.QueueClock;
+import io.github.delayqueue.runtime.QueueClock;
 
 import org.springframework.boot.Banner;
 import org.springframework.boot.WebApplicationType;

@@ -5,7 +5,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 import io.github.delayqueue.api.DelayQueue;
-import io.github.delayqueue.engine.QueueClock;
+import io.github.delayqueue.runtime.QueueClock;
 
 /**
  * steady and mixed (and the soak's producer): one thread on instance 0 schedules each slot at its planned time, due

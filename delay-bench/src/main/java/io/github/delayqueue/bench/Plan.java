@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Random;
 
 import io.github.delayqueue.api.TaskRequest;
-import io.github.delayqueue.engine.QueueClock;
+import io.github.delayqueue.runtime.QueueClock;
 
 /**
  * When each task of a run is scheduled and when it falls due. Slots are 0..n-1 in scheduling order. Due times are

@@ -12,8 +12,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 
-import io.github.delayqueue.test.JdbcUrls;
-import io.github.delayqueue.test.ServiceResolver;
+import io.github.delayqueue.testservices.JdbcUrls;
+import io.github.delayqueue.testservices.ServiceResolver;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.delayqueue.api.TaskRequest;
-import io.github.delayqueue.engine.QueueClock;
+import io.github.delayqueue.runtime.QueueClock;
 
 /**
  * burst and mixed-durations: the whole plan in one {@code scheduleAll} on instance 0, due instants taken from the

@@ -3,8 +3,8 @@ package io.github.delayqueue.sample;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.github.delayqueue.test.TestDatabase;
-import io.github.delayqueue.test.TestServices;
+import io.github.delayqueue.testservices.TestDatabase;
+import io.github.delayqueue.testservices.TestServices;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.WebApplicationType;

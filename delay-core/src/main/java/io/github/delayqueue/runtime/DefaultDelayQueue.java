@@ -1,0 +1,281 @@
+package io.github.delayqueue.runtime;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Supplier;
+
+import io.github.delayqueue.api.DelayQueue;
+import io.github.delayqueue.api.DelayQueueException;
+import io.github.delayqueue.api.OutcomeUnknownException;
+import io.github.delayqueue.api.TaskRequest;
+import io.github.delayqueue.api.TaskStatus;
+import io.github.delayqueue.api.TaskView;
+import io.github.delayqueue.handler.PayloadCodec;
+import io.github.delayqueue.store.DueTask;
+import io.github.delayqueue.store.InsertOutcomeUnknownException;
+import io.github.delayqueue.store.InsertedTask;
+import io.github.delayqueue.store.NewTask;
+import io.github.delayqueue.store.TaskStore;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.NestedRuntimeException;
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.PessimisticLockingFailureException;
+import org.springframework.transaction.TransactionException;
+
+/**
+ * The {@link DelayQueue} applications call. It validates and writes the row, joining the caller's transaction when
+ * the store can ({@link TaskStore#joinsCallerTransaction()}: a transaction of the queue's DataSource), and only after
+ * the commit indexes the task and wakes the consumers, so a rolled-back task is never seen. A write that could not
+ * join committed at once, and is indexed at once; inside a transaction of another resource that is logged, once per
+ * transaction name.
+ */
+public class DefaultDelayQueue implements DelayQueue {
+
+    private final TaskStore store;
+
+    private final @Nullable Indexer indexer;
+
+    private final PayloadCodec codec;
+
+    private final TaskValidator validator;
+
+    private final Tiers tiers;
+
+    private final QueueClock clock;
+
+    private final WakeSignal wake;
+
+    private final TaskEvents events;
+
+    private final InsertBatcher batcher;
+
+    private final UnjoinedTransactions unjoined = new UnjoinedTransactions();
+
+    /** @param maxPayloadBytes the largest payload accepted, as JSON in UTF-8 ({@code delay.payload.max-size}) */
+    public DefaultDelayQueue(TaskStore store, @Nullable Indexer indexer, PayloadCodec codec, long maxPayloadBytes,
+            Tiers tiers, QueueClock clock, WakeSignal wake, TaskEvents events) {
+        this.store = store;
+        this.indexer = indexer;
+        this.codec = codec;
+        this.validator = new TaskValidator(maxPayloadBytes);
+        this.tiers = tiers;
+        this.clock = clock;
+        this.wake = wake;
+        this.events = events;
+        this.batcher = new InsertBatcher(store, 2, this::index);
+    }
+
+    @Override
+    public long schedule(String type, @Nullable Object payload, Duration delay) {
+        return schedule(TaskRequest.of(type, payload).delay(requireArgument(delay, "delay")).build());
+    }
+
+    @Override
+    public long schedule(String type, @Nullable Object payload, Instant dueAt) {
+        return schedule(TaskRequest.of(type, payload).dueAt(requireArgument(dueAt, "dueAt")).build());
+    }
+
+    @Override
+    public long schedule(TaskRequest request) {
+        return scheduleAll(List.of(requireArgument(request, "request"))).get(0);
+    }
+
+    @Override
+    public List<Long> scheduleAll(Collection<TaskRequest> requests) {
+        requireArgument(requests, "requests");
+        if (requests.isEmpty()) {
+            return List.of();
+        }
+        // The high end of the clock's window: a due time computed from it is never early on the reference clock,
+        // whichever way this instance's and the consumer's offsets err.
+        long now = clock.latestNow();
+        List<NewTask> tasks = new ArrayList<>(requests.size());
+        for (TaskRequest request : requests) {
+            tasks.add(toNewTask(requireArgument(request, "a request in the collection"), now));
+        }
+        String what = "schedule " + tasks.size() + " task(s)";
+        boolean joined = joinsCallerTransaction(what, () -> "Scheduling a task of type '" + tasks.get(0).type() + "'");
+        // Outside the caller's transaction, concurrent callers share multi-row statements; inside it, the rows must go
+        // through the transaction's own connection.
+        List<InsertedTask> inserted = storage(what, joined,
+                () -> joined ? store.insert(tasks, now) : batcher.insert(tasks, now));
+        List<Long> ids = new ArrayList<>(inserted.size());
+        List<String> createdTypes = new ArrayList<>();
+        long earliest = Long.MAX_VALUE;
+        for (int i = 0; i < inserted.size(); i++) {
+            InsertedTask task = inserted.get(i);
+            ids.add(task.id());
+            if (task.created()) {
+                createdTypes.add(tasks.get(i).type());
+                earliest = Math.min(earliest, task.dueAt());
+            }
+        }
+        long wakeAt = earliest;
+        AfterCommit.run(joined, () -> {
+            if (joined) {
+                index(inserted); // otherwise the batcher indexed them with its statement
+            }
+            if (wakeAt != Long.MAX_VALUE) {
+                wake.dueAt(wakeAt);
+            }
+            createdTypes.forEach(events::scheduled);
+        });
+        return ids;
+    }
+
+    /** Adds the newly created tasks of the near tier to the time index. */
+    private void index(List<InsertedTask> inserted) {
+        if (indexer == null) {
+            return;
+        }
+        List<DueTask> queued = new ArrayList<>();
+        for (InsertedTask task : inserted) {
+            if (task.created() && task.status() == TaskStatus.QUEUED) {
+                queued.add(new DueTask(task.id(), task.dueAt()));
+            }
+        }
+        indexer.add(queued);
+    }
+
+    private NewTask toNewTask(TaskRequest request, long now) {
+        validator.checkType(request.type());
+        validator.checkKey(request.key());
+        validator.checkMaxAttempts(request.maxAttempts());
+        long dueAt = validator.dueAt(request, now, clock);
+        String payload = codec.encode(request.payload());
+        validator.checkPayload(request.type(), payload);
+        return new NewTask(request.type(), request.key(), payload, dueAt, tiers.statusFor(dueAt, now),
+                request.maxAttempts());
+    }
+
+    @Override
+    public boolean cancel(long id) {
+        String what = "cancel task " + id;
+        boolean joined = joinsCallerTransaction(what, () -> "Cancelling task " + id);
+        Optional<String> type = storage(what, joined, () -> store.cancel(id, clock.now()));
+        type.ifPresent(t -> AfterCommit.run(joined, () -> {
+            if (indexer != null) {
+                indexer.remove(List.of(id));
+            }
+            events.cancelled(t);
+        }));
+        return type.isPresent();
+    }
+
+    @Override
+    public boolean cancel(String type, String key) {
+        validator.checkType(type);
+        validator.checkKey(requireArgument(key, "key"));
+        String what = "cancel task " + type + "/" + key;
+        boolean joined = joinsCallerTransaction(what, () -> "Cancelling task " + type + "/" + key);
+        OptionalLong id = storage(what, joined, () -> store.cancel(type, key, clock.now()));
+        id.ifPresent(cancelled -> AfterCommit.run(joined, () -> {
+            if (indexer != null) {
+                indexer.remove(List.of(cancelled));
+            }
+            events.cancelled(type);
+        }));
+        return id.isPresent();
+    }
+
+    @Override
+    public boolean reschedule(long id, Instant dueAt) {
+        long now = clock.latestNow();
+        long due = validator.dueAt(requireArgument(dueAt, "dueAt"), now, clock);
+        TaskStatus status = tiers.statusFor(due, now);
+        String what = "reschedule task " + id;
+        boolean joined = joinsCallerTransaction(what, () -> "Rescheduling task " + id);
+        boolean moved = storage(what, joined, () -> store.reschedule(id, due, status, now));
+        if (moved) {
+            AfterCommit.run(joined, () -> {
+                if (indexer != null) {
+                    if (status == TaskStatus.QUEUED) {
+                        indexer.add(List.of(new DueTask(id, due)));
+                    }
+                    else {
+                        indexer.remove(List.of(id));
+                    }
+                }
+                wake.dueAt(due);
+            });
+        }
+        return moved;
+    }
+
+    @Override
+    public Optional<TaskView> find(long id) {
+        return storage("find task " + id, false, () -> store.find(id));
+    }
+
+    @Override
+    public Optional<TaskView> find(String type, String key) {
+        validator.checkType(type);
+        validator.checkKey(requireArgument(key, "key"));
+        return storage("find task " + type + "/" + key, false, () -> store.find(type, key));
+    }
+
+    /**
+     * Whether the write about to be made goes with the caller's transaction: the store's answer, asked once per call
+     * so that the write, what follows it ({@link AfterCommit}) and the retry of a deadlock ({@link #storage}) all
+     * follow the same one. Inside a transaction it cannot join, the caller is warned (once per transaction name).
+     */
+    private boolean joinsCallerTransaction(String what, Supplier<String> described) {
+        boolean joined = storage(what, false, store::joinsCallerTransaction);
+        if (!joined) {
+            unjoined.committedOnItsOwn(described);
+        }
+        return joined;
+    }
+
+    /**
+     * Runs a storage call; a deadlock or lock timeout of a write that did not join the caller's transaction is
+     * retried (the database rolled its statements back, so nothing was written), one inside the caller's transaction
+     * is the caller's to handle. Failures become a {@link DelayQueueException} that says what became of the call.
+     */
+    private static <T> T storage(String what, boolean inTransaction, Supplier<T> work) {
+        int attempt = 1;
+        try {
+            while (true) {
+                try {
+                    return work.get();
+                }
+                catch (PessimisticLockingFailureException ex) {
+                    if (attempt++ >= 3 || inTransaction) {
+                        throw ex;
+                    }
+                }
+            }
+        }
+        catch (InsertOutcomeUnknownException | TransactionException ex) {
+            throw new OutcomeUnknownException("Could not " + what + ": the connection to the task database failed "
+                    + "while it was committing (" + cause(ex) + "), so it may or may not have been done. Check with "
+                    + "find(), or retry a schedule with a key (TaskRequest.key): a task with the same type and key is "
+                    + "stored once, and the retry returns it.", ex);
+        }
+        catch (DataAccessException ex) {
+            throw new DelayQueueException("Could not " + what + ": the task database failed (" + cause(ex) + "). "
+                    + (inTransaction ? "Nothing of this call was written; the database may have rolled back the "
+                            + "surrounding transaction too (a deadlock does): retry the transaction."
+                            : "Nothing was stored or changed; retry when it is back."), ex);
+        }
+    }
+
+    private static String cause(RuntimeException ex) {
+        Throwable cause = ex instanceof NestedRuntimeException nested ? nested.getMostSpecificCause() : ex;
+        return cause.getMessage() == null ? cause.toString() : cause.getMessage();
+    }
+
+    private static <T> T requireArgument(@Nullable T value, String name) {
+        if (value == null) {
+            throw new IllegalArgumentException(name + " must not be null");
+        }
+        return Objects.requireNonNull(value);
+    }
+}

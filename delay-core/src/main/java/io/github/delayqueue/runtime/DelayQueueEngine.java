@@ -1,0 +1,376 @@
+package io.github.delayqueue.runtime;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executor;
+
+import io.github.delayqueue.handler.HandlerInvoker;
+import io.github.delayqueue.handler.HandlerRegistry;
+import io.github.delayqueue.handler.PayloadCodec;
+import io.github.delayqueue.handler.RetryPolicy;
+import io.github.delayqueue.store.ClaimedTask;
+import io.github.delayqueue.store.TaskStore;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.context.SmartLifecycle;
+import org.springframework.scheduling.TaskScheduler;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
+
+/**
+ * The consuming side of an instance, started and stopped with the application context: the dispatcher loop, the
+ * worker pool, the result writer, and the periodic jobs (lease renewal and recovery, migration, index repair,
+ * retention). The loops, the jobs and the pool's timers run on the starter's {@link TaskScheduler}, which needs a
+ * thread for each of them at once ({@link #SCHEDULER_THREADS}), so lease renewal never waits behind a job stuck on the
+ * database; handlers run on the executor the engine is given. Stopping happens in two steps, so that it fits a
+ * container's grace period: first, before the web server drains its requests, the engine stops claiming and hands
+ * back claimed tasks that never started; then, after the web server has stopped ({@link #drain()}, run by
+ * {@link Drain}), it lets running handlers finish until {@code shutdown-timeout} after the first step and writes
+ * their results. Lease renewal and the lease guard go on until the last handler has ended, so a handler whose lease
+ * cannot be renewed during the drain is interrupted before another instance may take its task. Only a handler still
+ * running at the timeout leaves its task to the lease. A stopped engine can be started again (a context stopped and
+ * started, a checkpoint restored) and then works as after its first start. While it runs, one non-daemon thread keeps
+ * the JVM up, so an application without a web server does not exit when its {@code main} returns.
+ */
+public class DelayQueueEngine implements SmartLifecycle {
+
+    /** Before the web server's graceful shutdown ({@code DEFAULT_PHASE - 1024}): stop taking work first. */
+    public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 512;
+
+    /** After the web server has stopped ({@code DEFAULT_PHASE - 2048}): requests in flight may still schedule. */
+    public static final int DRAIN_PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
+
+    /**
+     * The threads the starter's scheduler needs so that nothing waits for one: the dispatcher and result writer loops,
+     * five engine jobs, the index writes that follow the engine's own database writes, the clock alignment (or,
+     * without an engine, the index watch), the gauge refresh, and one for the short timer tasks (claimed-ahead starts,
+     * the lease guard).
+     */
+    public static final int SCHEDULER_THREADS = 11;
+
+    /** How long stopping waits at most to write the results of the handlers that finished. */
+    private static final long RESULT_WRITE_MILLIS = 5_000;
+
+    private static final Logger log = LoggerFactory.getLogger(DelayQueueEngine.class);
+
+    private final EngineSettings settings;
+
+    private final TaskStore store;
+
+    private final @Nullable Indexer indexer;
+
+    private final Tiers tiers;
+
+    private final QueueClock clock;
+
+    private final WakeSignal wake;
+
+    private final ResultWriter resultWriter;
+
+    private final WorkerPool pool;
+
+    private final HeldTasks held;
+
+    private final Dispatcher dispatcher;
+
+    private final List<PeriodicJob> jobs = new ArrayList<>();
+
+    private final TaskScheduler scheduler;
+
+    private final IndexWrites indexWrites;
+
+    private volatile boolean running;
+
+    private volatile boolean drainPending;
+
+    private volatile boolean drainedByLifecycle;
+
+    private volatile long stoppedClaimingAt;
+
+    /** Not a daemon, unlike every other engine thread: a worker-only application (no web server) stays up. */
+    private volatile @Nullable Thread keepAlive;
+
+    public DelayQueueEngine(EngineSettings settings, TaskStore store, @Nullable Indexer indexer,
+            HandlerRegistry registry, PayloadCodec codec, RetryPolicy retryPolicy, Tiers tiers, QueueClock clock,
+            WakeSignal wake, TaskEvents events, HandlerInvoker invoker, TaskScheduler scheduler,
+            Executor handlerExecutor) {
+        this.settings = settings;
+        this.scheduler = scheduler;
+        this.store = store;
+        this.indexer = indexer;
+        this.tiers = tiers;
+        this.clock = clock;
+        this.wake = wake;
+        EngineSettings.Worker worker = settings.worker();
+        ClaimTerms terms = new ClaimTerms(settings.instanceId(), worker.lease());
+        this.indexWrites = new IndexWrites(indexer, scheduler);
+        this.resultWriter = new ResultWriter(store, clock, indexWrites, wake, tiers, events);
+        TaskRunner runner = new TaskRunner(registry, codec, retryPolicy, tiers, clock, events, settings.instanceId(),
+                invoker);
+        this.held = new HeldTasks(clock, worker.lease());
+        this.pool = new WorkerPool(worker.threads(), worker.prefetch(), held, registry, runner, resultWriter, clock,
+                scheduler, handlerExecutor);
+        resultWriter.onWritten(held::forget);
+        TaskSource source = indexer == null ? new DatabaseTaskSource(store, terms, settings)
+                : new IndexTaskSource(indexer, store, terms, events, settings, clock::now);
+        this.dispatcher = new Dispatcher(source, pool, held, wake, clock, worker.batchSize(), store, terms,
+                this::handBack, events, longest(settings.redis().maxWait(), settings.jdbc().pollInterval()));
+        job("lease renewal", worker.lease().dividedBy(3), new LeaseKeeper(store, held, terms, clock, tiers,
+                indexWrites), events);
+        job("lease recovery", worker.recoveryInterval(), new LeaseRecovery(store, registry, retryPolicy, tiers, clock,
+                indexWrites, wake, events), events);
+        EngineSettings.Retention retention = settings.retention();
+        if (!retention.byStatus().isEmpty()) {
+            job("retention purge", retention.interval(), new RetentionPurge(store, retention, clock), events);
+        }
+        if (indexer != null) {
+            EngineSettings.Hybrid hybrid = settings.hybrid();
+            job("migration", hybrid.migrationInterval(), new Migrator(store, indexer, tiers, clock,
+                    hybrid.migrationBatchSize(), wake, events), events);
+            job("index repair", Duration.ofSeconds(1), new IndexRepair(indexer, store, wake), events);
+        }
+    }
+
+    private static Duration longest(Duration one, Duration other) {
+        return one.compareTo(other) >= 0 ? one : other;
+    }
+
+    private void job(String name, Duration interval, Runnable body, TaskEvents events) {
+        jobs.add(PeriodicJob.of(scheduler, name, interval, events, body));
+    }
+
+    @Override
+    public synchronized void start() {
+        if (running) {
+            return;
+        }
+        requireEnoughSchedulerThreads(scheduler);
+        drain(); // a stop whose drain did not run yet (no drain lifecycle ran it): finish it first
+        resultWriter.start(scheduler);
+        pool.start();
+        if (indexer != null) {
+            try {
+                indexer.index().subscribe(wake::dueAt);
+            }
+            catch (RuntimeException ex) {
+                log.warn("Could not subscribe to wake-ups ({}); consumers wake at least every {} until it is "
+                        + "retried, every second once Redis answers", ex.toString(), settings.redis().maxWait());
+            }
+        }
+        dispatcher.start(scheduler);
+        jobs.forEach(PeriodicJob::start);
+        keepAlive = keepAlive();
+        running = true;
+        log.info("Delay queue engine started: instance {}, {} worker thread(s), {} mode", settings.instanceId(),
+                settings.worker().threads(), indexer == null ? "jdbc" : "hybrid");
+    }
+
+    /**
+     * Stops claiming and hands back claimed tasks that never started. Running handlers go on: {@link #drain()} waits
+     * for them, after the web server has stopped when {@link Drain} runs it, or right here otherwise.
+     */
+    @Override
+    public synchronized void stop() {
+        if (!running) {
+            return;
+        }
+        running = false;
+        stoppedClaimingAt = System.currentTimeMillis();
+        drainPending = true;
+        try {
+            if (indexer != null) {
+                indexer.index().unsubscribe();
+            }
+            dispatcher.stop();
+            handBack(pool.releaseUnstarted());
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        log.info("Delay queue engine stopped claiming: instance {}; {} handler(s) still running", settings.instanceId(),
+                held.count());
+        if (!drainedByLifecycle) {
+            drain();
+        }
+    }
+
+    /**
+     * Waits for running handlers until {@code shutdown-timeout} after claiming stopped, writes their results and
+     * stops the engine's threads; a handler still running is interrupted and its task left to the lease.
+     */
+    synchronized void drain() {
+        if (!drainPending) {
+            return;
+        }
+        drainPending = false;
+        try {
+            long left = stoppedClaimingAt + settings.worker().shutdownTimeout().toMillis() - System.currentTimeMillis();
+            boolean finished = pool.awaitRunning(Math.max(0, left));
+            if (!finished) {
+                log.warn("Handlers still running after delay.worker.shutdown-timeout ({}); their tasks stay RUNNING "
+                        + "until their lease ends, then run again", settings.worker().shutdownTimeout());
+            }
+            resultWriter.stop(RESULT_WRITE_MILLIS);
+            if (!finished) {
+                pool.interruptRunning();
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+        }
+        finally {
+            pool.stopGuard();
+            jobs.forEach(PeriodicJob::stop);
+            endKeepAlive();
+        }
+        log.info("Delay queue engine stopped: instance {}", settings.instanceId());
+    }
+
+    /**
+     * A pool with fewer threads than the engine's loops and jobs would let lease renewal wait behind a job stuck on
+     * the database, and another instance would then run tasks this one still runs: refuse to start.
+     */
+    static void requireEnoughSchedulerThreads(TaskScheduler scheduler) {
+        if (!(scheduler instanceof ThreadPoolTaskScheduler pool)) {
+            return;
+        }
+        int threads = pool.getScheduledThreadPoolExecutor().getCorePoolSize();
+        if (threads < SCHEDULER_THREADS) {
+            throw new IllegalStateException("The delay queue's task scheduler (bean 'delayQueueTaskScheduler') has "
+                    + threads + " thread(s); it needs at least " + SCHEDULER_THREADS + ", one for each of "
+                    + "its loops and periodic jobs, so that lease renewal never waits behind another job. Give the "
+                    + "bean a pool size of " + SCHEDULER_THREADS + " or more, or remove it to get the starter's.");
+        }
+    }
+
+    /** Parks until the engine has stopped, so the JVM does not exit when {@code main} returns. */
+    private static Thread keepAlive() {
+        Thread thread = new Thread(() -> {
+            try {
+                Thread.sleep(Long.MAX_VALUE);
+            }
+            catch (InterruptedException ex) {
+                // the engine stopped: nothing of ours holds the JVM any more
+            }
+        }, "delay-keep-alive");
+        thread.setDaemon(false);
+        thread.start();
+        return thread;
+    }
+
+    private void endKeepAlive() {
+        Thread thread = keepAlive;
+        keepAlive = null;
+        if (thread != null) {
+            thread.interrupt();
+        }
+    }
+
+    /** Claimed tasks that never started go back to pending, attempt uncounted, so others take them at once. */
+    private void handBack(List<ClaimedTask> unstarted) {
+        if (unstarted.isEmpty()) {
+            return;
+        }
+        try {
+            HandBack.release(store, tiers, indexWrites, unstarted, clock.now());
+            log.info("Handed back {} claimed task(s) that had not started", unstarted.size());
+        }
+        catch (RuntimeException ex) {
+            log.warn("Could not hand back {} claimed task(s) ({}); they run again when their lease ends",
+                    unstarted.size(), ex.toString());
+        }
+    }
+
+    /** The engine's second stop step as a lifecycle of its own, in {@link #DRAIN_PHASE}. */
+    public Drain drainLifecycle() {
+        drainedByLifecycle = true;
+        return new Drain(this);
+    }
+
+    /** Runs {@link DelayQueueEngine#drain()} once the web server has stopped. */
+    public static final class Drain implements SmartLifecycle {
+
+        private final DelayQueueEngine engine;
+
+        private volatile boolean running;
+
+        Drain(DelayQueueEngine engine) {
+            this.engine = engine;
+        }
+
+        @Override
+        public void start() {
+            running = true;
+        }
+
+        @Override
+        public void stop() {
+            running = false;
+            engine.drain();
+        }
+
+        @Override
+        public boolean isRunning() {
+            return running;
+        }
+
+        @Override
+        public int getPhase() {
+            return DRAIN_PHASE;
+        }
+    }
+
+    /** Stops every thread at once, writing nothing back: what a crash does. For fault tests. */
+    void halt() {
+        running = false;
+        dispatcher.halt();
+        pool.halt();
+        resultWriter.halt();
+        jobs.forEach(PeriodicJob::stop);
+        if (indexer != null) {
+            indexer.index().unsubscribe();
+        }
+        endKeepAlive();
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public int getPhase() {
+        return PHASE;
+    }
+
+    public String instanceId() {
+        return settings.instanceId();
+    }
+
+    /** Tasks this instance holds right now: claimed, running, or finished with the result not yet written. */
+    public int heldTasks() {
+        return held.count();
+    }
+
+    public int capacity() {
+        return pool.capacity();
+    }
+
+    /**
+     * The engine's loops and periodic jobs, each with how long ago it last completed a run, for the health endpoint;
+     * empty while the engine is stopped.
+     */
+    public List<EngineWork> work() {
+        if (!running) {
+            return List.of();
+        }
+        long now = System.nanoTime();
+        List<EngineWork> work = new ArrayList<>();
+        work.add(dispatcher.liveness().status(now));
+        work.add(resultWriter.liveness().status(now));
+        jobs.forEach(job -> work.add(job.liveness().status(now)));
+        return work;
+    }
+}

@@ -1,0 +1,303 @@
+package io.github.delayqueue.runtime;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.github.delayqueue.store.ClaimId;
+import io.github.delayqueue.store.ClaimedTask;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The lease ledger: every claim this instance holds, from the claim until its result is written, with when its lease
+ * ends. The {@link LeaseKeeper} renews what is here, the {@link Dispatcher} tells a claim whose answer it lost from one
+ * it holds, and the {@link WorkerPool} hands back what never started. The ledger also watches the leases: a task whose
+ * lease is lost or about to end is never started, and a running handler whose lease is lost is interrupted (see
+ * {@link #guardLeases}, {@link #leasesLost}).
+ */
+final class HeldTasks {
+
+    private static final Logger log = LoggerFactory.getLogger(HeldTasks.class);
+
+    /** Where a held task is. */
+    enum State {
+
+        /** Claimed, not started. */
+        WAITING,
+
+        /** The handler runs. */
+        RUNNING,
+
+        /** The handler returned; its result is not written yet. */
+        FINISHED,
+
+        /** Given up before it started: handed back, or left to lease recovery. */
+        RELEASED
+    }
+
+    private final QueueClock clock;
+
+    private final long leaseMillis;
+
+    private final Map<ClaimId, Held> held = new ConcurrentHashMap<>();
+
+    /** Claims given up because their lease could not be renewed in time, to hand back once the database answers. */
+    private final ConcurrentLinkedQueue<ClaimedTask> givenUp = new ConcurrentLinkedQueue<>();
+
+    HeldTasks(QueueClock clock, Duration lease) {
+        this.clock = clock;
+        this.leaseMillis = lease.toMillis();
+    }
+
+    /** How often {@link #guardLeases} should run: a tenth of the lease, at least every 50 ms. */
+    long guardIntervalMillis() {
+        return Math.max(50, leaseMillis / 10);
+    }
+
+    /** Holds a task just claimed, whose lease ends at {@code leaseUntil} on the queue clock at the latest. */
+    Held add(ClaimedTask task, long leaseUntil) {
+        Held entry = new Held(task, leaseUntil);
+        held.put(task.claimId(), entry);
+        return entry;
+    }
+
+    /** Renewals keep every lease at least two thirds of a lease ahead; a third or less left means they failed. */
+    boolean leaseEndsSoon(Held entry, long now) {
+        return entry.leaseUntil - now <= leaseMillis / 3;
+    }
+
+    /** A task about to start whose lease ends soon: it does not start, and goes back once the database answers. */
+    void giveUp(Held entry) {
+        entry.state.set(State.RELEASED);
+        givenUp.add(entry.task);
+    }
+
+    /** Every claim held, from claim until its result is written, and not given up: the leases to renew. */
+    List<ClaimId> claims() {
+        List<ClaimId> claims = new ArrayList<>(held.size());
+        held.forEach((claim, entry) -> {
+            if (entry.state.get() != State.RELEASED) {
+                claims.add(claim);
+            }
+        });
+        return claims;
+    }
+
+    /** Records that the leases of {@code renewed} were renewed to end at {@code leaseUntil}. */
+    void leasesRenewed(Set<ClaimId> renewed, long leaseUntil) {
+        for (ClaimId claim : renewed) {
+            Held entry = held.get(claim);
+            if (entry != null) {
+                entry.leaseUntil = Math.max(entry.leaseUntil, leaseUntil);
+            }
+        }
+    }
+
+    /**
+     * The database no longer holds these claims: another instance took the tasks after their lease ran out (this
+     * process stalled, or its clock ran behind), or they were written meanwhile. At once, a task not started is
+     * dropped and a running handler interrupted, so the two runs overlap no longer than they must.
+     */
+    void leasesLost(Collection<ClaimId> lost) {
+        List<Long> dropped = new ArrayList<>();
+        List<Long> interrupted = new ArrayList<>();
+        for (ClaimId claim : lost) {
+            Held entry = held.get(claim);
+            if (entry == null) {
+                continue; // its result was written meanwhile
+            }
+            if (entry.release()) {
+                held.remove(claim);
+                dropped.add(claim.id());
+            }
+            else if (entry.interrupt()) {
+                interrupted.add(claim.id());
+            }
+        }
+        if (!dropped.isEmpty() || !interrupted.isEmpty()) {
+            log.warn("Lost the claim of {} task(s) to another instance (this instance stalled or could not renew "
+                    + "their lease in time): dropped unstarted {}, interrupted the handler(s) of {}",
+                    dropped.size() + interrupted.size(), dropped, interrupted);
+        }
+    }
+
+    /**
+     * A lease with a third or less left has missed its renewals: the database is out of reach, or this process
+     * stalled, and once the lease ends another instance may take the task. So that a task never runs in two places
+     * at once, the ledger first gives up an unstarted task (it is not renewed any more; it is handed back once the
+     * database answers, or lease recovery hands it out again) and interrupts a running handler. A task given up
+     * stays known here for one more lease, so this instance does not take it back as an orphan of a lost claim answer.
+     */
+    void guardLeases() {
+        long now = clock.now();
+        int gaveUp = 0;
+        List<Long> interrupted = new ArrayList<>();
+        for (Held entry : held.values()) {
+            if (!leaseEndsSoon(entry, now)) {
+                continue;
+            }
+            if (entry.release()) {
+                givenUp.add(entry.task);
+                gaveUp++;
+            }
+            else if (entry.interrupt()) {
+                interrupted.add(entry.task.id());
+            }
+            else if (entry.state.get() == State.RELEASED && entry.leaseUntil + leaseMillis < now) {
+                held.remove(entry.task.claimId());
+            }
+        }
+        if (gaveUp > 0 || !interrupted.isEmpty()) {
+            log.warn("Could not renew task leases in time (is the database reachable? did this instance stall?): "
+                    + "gave up {} unstarted task(s) and interrupted the handler(s) of {}, so that no other instance "
+                    + "runs them while they run here", gaveUp, interrupted);
+        }
+    }
+
+    /** How many handlers have been running for longer than {@code nanos}, at {@code now} ({@link System#nanoTime}). */
+    int runningLongerThan(long nanos, long now) {
+        int count = 0;
+        for (Held entry : held.values()) {
+            long since = entry.runningSince();
+            if (since != 0 && now - since > nanos) {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    /** Claims given up since the last call, never started: to hand back, uncounted. */
+    List<ClaimedTask> takeGivenUp() {
+        List<ClaimedTask> taken = new ArrayList<>();
+        ClaimedTask next;
+        while ((next = givenUp.poll()) != null) {
+            taken.add(next);
+        }
+        return taken;
+    }
+
+    /** Puts back claims whose hand-back failed, for the next try. */
+    void keepGivenUp(List<ClaimedTask> tasks) {
+        givenUp.addAll(tasks);
+    }
+
+    /** Whether a claim of this task is held here: claimed, running, or finished with its result not yet written. */
+    boolean holds(long id) {
+        for (ClaimId claim : held.keySet()) {
+            if (claim.id() == id) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** How many tasks are held (claimed and not yet written). */
+    int count() {
+        return claims().size();
+    }
+
+    /** Forgets claims whose results are written. */
+    void forget(List<ClaimId> claims) {
+        claims.forEach(held::remove);
+    }
+
+    /**
+     * Every task not started yet, marked released so it never starts, with those given up before: to be handed back
+     * to the database. They are forgotten here.
+     */
+    List<ClaimedTask> releaseUnstarted() {
+        List<ClaimedTask> released = new ArrayList<>(takeGivenUp());
+        for (Held entry : held.values()) {
+            if (entry.release()) {
+                released.add(entry.task);
+            }
+        }
+        forget(released.stream().map(ClaimedTask::claimId).toList());
+        return released;
+    }
+
+    /** Interrupts every running handler: its task is left to its lease, as if the lease were lost. */
+    void interruptRunning() {
+        for (Held entry : held.values()) {
+            entry.interrupt();
+        }
+    }
+
+    /** Marks every task not started yet released, so none starts, and hands nothing back: what a crash does. */
+    void abandonUnstarted() {
+        for (Held entry : held.values()) {
+            entry.release();
+        }
+    }
+
+    /** One held claim: the task, where it is ({@link State}), its lease, and the thread its handler runs on. */
+    static final class Held {
+
+        final ClaimedTask task;
+
+        private final AtomicReference<State> state = new AtomicReference<>(State.WAITING);
+
+        /** When the lease ends at the latest, on the queue clock. */
+        volatile long leaseUntil;
+
+        /** The thread running the handler, while it runs; guarded by this. */
+        private @Nullable Thread thread;
+
+        /** When the handler started ({@link System#nanoTime()}), 0 while it does not run. */
+        private volatile long runningSince;
+
+        /** Set once the handler was interrupted, so it is interrupted once, not at every guard pass. */
+        private boolean interrupted;
+
+        Held(ClaimedTask task, long leaseUntil) {
+            this.task = task;
+            this.leaseUntil = leaseUntil;
+        }
+
+        /** Takes a waiting task for its handler to run; {@code false} when it was released meanwhile. */
+        boolean start() {
+            return state.compareAndSet(State.WAITING, State.RUNNING);
+        }
+
+        /** Its handler returned. */
+        void finish() {
+            state.set(State.FINISHED);
+        }
+
+        /** Gives up a task that has not started; {@code false} when it started (or was released) already. */
+        boolean release() {
+            return state.compareAndSet(State.WAITING, State.RELEASED);
+        }
+
+        synchronized void runOn(@Nullable Thread thread, long since) {
+            this.thread = thread;
+            this.runningSince = since;
+        }
+
+        long runningSince() {
+            return runningSince;
+        }
+
+        synchronized boolean wasInterrupted() {
+            return interrupted;
+        }
+
+        /** Interrupts the handler if it is running and was not interrupted yet. */
+        synchronized boolean interrupt() {
+            if (thread == null || interrupted) {
+                return false;
+            }
+            interrupted = true;
+            thread.interrupt();
+            return true;
+        }
+    }
+}

@@ -1,0 +1,178 @@
+package io.github.delayqueue.runtime;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.LongSupplier;
+
+import io.github.delayqueue.api.TaskStatus;
+import io.github.delayqueue.index.Popped;
+import io.github.delayqueue.store.ClaimedTask;
+import io.github.delayqueue.store.DueTask;
+import io.github.delayqueue.store.TaskStore;
+
+/**
+ * {@code hybrid} mode: pops due ids from the time index, visiting the shards in turn, and claims them with the
+ * database's compare-and-set; ids whose rows were already taken are dropped and counted. It sleeps until the earliest
+ * shard head it has seen (or {@code max-wait}). Every {@code sweep-interval} it also claims rows still pending past
+ * the sweep grace, which the index lost, oldest first; while the index holds a backlog of due ids it sweeps too, a
+ * quarter of a claim at a time, so a lost row is reached no later than the index would have reached it. While the
+ * index is unreachable it claims due rows from the database alone.
+ */
+final class IndexTaskSource implements TaskSource {
+
+    private final Indexer indexer;
+
+    private final TaskStore store;
+
+    private final ClaimTerms terms;
+
+    private final TaskEvents events;
+
+    private final long maxWaitMillis;
+
+    private final long sweepGraceMillis;
+
+    private final long sweepIntervalMillis;
+
+    private final long pollMillis;
+
+    private final long claimAheadMillis;
+
+    private final long[] shardHeads;
+
+    /** The queue clock, read again after a pop: one that answered late must not claim with a lease already spent. */
+    private final LongSupplier clock;
+
+    /** A pop answered later than this (a tenth of a lease) puts its ids back to be claimed with a fresh lease. */
+    private final long latePopMillis;
+
+    private int firstShard;
+
+    private long nextSweepAt;
+
+    /** The last pop filled its batch: due ids are still waiting in the index, and most overdue rows are among them. */
+    private boolean backlog;
+
+    IndexTaskSource(Indexer indexer, TaskStore store, ClaimTerms terms, TaskEvents events, EngineSettings settings,
+            LongSupplier clock) {
+        this.indexer = indexer;
+        this.clock = clock;
+        this.latePopMillis = terms.leaseMillis() / 10;
+        this.store = store;
+        this.terms = terms;
+        this.events = events;
+        this.maxWaitMillis = settings.redis().maxWait().toMillis();
+        this.sweepGraceMillis = settings.hybrid().sweepGrace().toMillis();
+        this.sweepIntervalMillis = settings.hybrid().sweepInterval().toMillis();
+        this.pollMillis = settings.jdbc().pollInterval().toMillis();
+        this.claimAheadMillis = settings.worker().claimAhead().toMillis();
+        this.shardHeads = new long[indexer.index().shards()];
+        Arrays.fill(shardHeads, Long.MAX_VALUE);
+    }
+
+    @Override
+    public FetchResult fetch(long now, int limit) {
+        List<ClaimedTask> claimed = new ArrayList<>();
+        if (now >= nextSweepAt) {
+            nextSweepAt = now + sweepIntervalMillis;
+            // During a backlog most rows overdue past the grace still wait in the index, so the sweep takes only a
+            // share: it claims the oldest first, which the index would run first anyway, and a row the index lost
+            // (popped by an instance that died before its claim) is reached in due order instead of after the
+            // backlog drains.
+            int share = backlog ? Math.max(1, limit / 4) : limit;
+            int swept = claimPending(now - sweepGraceMillis, share, now, claimed);
+            if (swept > 0) {
+                events.recovered(TaskEvents.RecoveryReason.SWEEP, swept);
+            }
+            if (!backlog && swept == limit) {
+                nextSweepAt = now; // Redis was flushed, say: keep sweeping until the database has no such rows
+            }
+        }
+        if (!indexer.available()) {
+            claimPending(now, limit - claimed.size(), now, claimed);
+            return new FetchResult(claimed, Math.min(now + pollMillis, nextSweepAt));
+        }
+        int room = limit - claimed.size();
+        long dueBy = now + claimAheadMillis;
+        List<Long> popped = popDue(dueBy, room);
+        backlog = room > 0 && popped.size() >= room;
+        if (!popped.isEmpty() && clock.getAsLong() - now > latePopMillis) {
+            // Redis answered late (it hung, or this process stalled): a claim stamped with the time before the pop
+            // would get a lease partly spent, and its tasks given up. Back they go, due now, for the next look.
+            indexer.add(popped.stream().map(id -> new DueTask(id, now)).toList());
+            return new FetchResult(claimed, now);
+        }
+        if (!popped.isEmpty()) {
+            List<ClaimedTask> won;
+            try {
+                won = store.claimIds(popped, dueBy, terms.at(now));
+            }
+            catch (RuntimeException ex) {
+                // Put them back, due now, rather than leave them to the sweep grace.
+                indexer.add(popped.stream().map(id -> new DueTask(id, now)).toList());
+                throw ex;
+            }
+            if (won.size() < popped.size()) {
+                requeueSkipped(popped, won, now);
+            }
+            claimed.addAll(won);
+        }
+        long nextAt = Math.min(now + maxWaitMillis, nextSweepAt);
+        for (long head : shardHeads) {
+            if (head != Long.MAX_VALUE) {
+                nextAt = Math.min(nextAt, head - claimAheadMillis);
+            }
+        }
+        return new FetchResult(claimed, nextAt);
+    }
+
+    /**
+     * Popped ids the claim did not win were mostly taken by others (a conflict, counted); but a row another
+     * transaction held for a moment is skipped by {@code SKIP LOCKED} while still pending: put those back in the
+     * index rather than leave them to the sweep grace.
+     */
+    private void requeueSkipped(List<Long> popped, List<ClaimedTask> won, long now) {
+        Set<Long> lost = new HashSet<>(popped);
+        won.forEach(task -> lost.remove(task.id()));
+        List<DueTask> stillPending = store.pendingAmong(lost);
+        // not before a short pause: a row locked for longer (an open transaction) must not be popped in a hot loop
+        indexer.add(stillPending.stream()
+            .map(task -> new DueTask(task.id(), Math.max(task.dueAt(), now + LOCKED_RETRY_MILLIS)))
+            .toList());
+        if (lost.size() > stillPending.size()) {
+            events.claimConflicts(lost.size() - stillPending.size());
+        }
+    }
+
+    private List<Long> popDue(long now, int limit) {
+        List<Long> ids = new ArrayList<>();
+        int shards = shardHeads.length;
+        for (int i = 0; i < shards && ids.size() < limit; i++) {
+            int shard = (firstShard + i) % shards;
+            Popped popped = indexer.pop(shard, now, limit - ids.size());
+            if (popped == null) {
+                break; // unreachable: the next fetch claims from the database
+            }
+            ids.addAll(popped.ids());
+            shardHeads[shard] = popped.nextDue() == null ? Long.MAX_VALUE : popped.nextDue();
+        }
+        firstShard = (firstShard + 1) % shards;
+        return ids;
+    }
+
+    /** Claims pending rows due by {@code dueBy} straight from the database, {@code QUEUED} first. */
+    private int claimPending(long dueBy, int limit, long now, List<ClaimedTask> into) {
+        int before = into.size();
+        if (limit > 0) {
+            into.addAll(store.claimDue(TaskStatus.QUEUED, dueBy, limit, terms.at(now)));
+        }
+        int room = limit - (into.size() - before);
+        if (room > 0) {
+            into.addAll(store.claimDue(TaskStatus.SCHEDULED, dueBy, room, terms.at(now)));
+        }
+        return into.size() - before;
+    }
+}

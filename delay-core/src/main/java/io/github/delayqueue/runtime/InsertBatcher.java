@@ -1,0 +1,190 @@
+package io.github.delayqueue.runtime;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+import io.github.delayqueue.store.InsertedTask;
+import io.github.delayqueue.store.NewTask;
+import io.github.delayqueue.store.TaskStore;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.NonTransientDataAccessException;
+import org.springframework.dao.NonTransientDataAccessResourceException;
+
+/**
+ * Coalesces concurrent inserts that join no transaction of their caller's ({@code TaskStore.joinsCallerTransaction}
+ * said no, so each is committed at once on a connection of the store's own) into multi-row statements, the way a
+ * database groups commits: a caller queues its tasks, and whichever caller finds a flush slot free writes everything
+ * queued in one call of the store (all or nothing) while the others wait, parked. A lone caller writes at once, so
+ * nothing waits for company. The writer indexes the rows it committed in one call and only then lets their callers
+ * return, so every caller returns after its own tasks are committed and indexed, or with the failure of the write
+ * that held them.
+ */
+final class InsertBatcher {
+
+    /** Rows per coalesced write. */
+    private static final int MAX_ROWS = 1000;
+
+    /** Longest a parked caller sleeps before it looks again; it is woken sooner, this only covers a lost wake-up. */
+    private static final long PARK_NANOS = 2_000_000;
+
+    private final TaskStore store;
+
+    private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
+
+    /** Writes in flight at once; two let the database share one log flush between them. */
+    private final Semaphore flushSlots;
+
+    /** Told of every committed write's rows, once per write: the index is updated in one call, too. */
+    private final Consumer<List<InsertedTask>> committed;
+
+    InsertBatcher(TaskStore store, int concurrentFlushes, Consumer<List<InsertedTask>> committed) {
+        this.store = store;
+        this.flushSlots = new Semaphore(concurrentFlushes);
+        this.committed = committed;
+    }
+
+    List<InsertedTask> insert(List<NewTask> tasks, long now) {
+        Pending mine = new Pending(tasks, now, Thread.currentThread());
+        queue.add(mine);
+        while (!mine.done) {
+            // once another caller's write holds my rows there is nothing to do but wait for it
+            if (!mine.taken && flushSlots.tryAcquire()) {
+                List<Pending> batch;
+                List<InsertedTask> written;
+                try {
+                    batch = take();
+                    written = write(batch);
+                }
+                finally {
+                    flushSlots.release();
+                    wakeNextWriter();
+                }
+                try {
+                    // indexed after the slot is free: the next write need not wait for Redis
+                    committed.accept(written);
+                }
+                finally {
+                    batch.forEach(Pending::finish);
+                }
+            }
+            else {
+                LockSupport.parkNanos(this, PARK_NANOS);
+            }
+        }
+        if (mine.failure != null) {
+            throw mine.failure;
+        }
+        return Objects.requireNonNull(mine.result, "a finished write sets a result or a failure");
+    }
+
+    /** A slot is free: the oldest caller whose rows nobody writes yet takes it for what has queued up meanwhile. */
+    private void wakeNextWriter() {
+        for (Pending next : queue) {
+            if (!next.taken) {
+                LockSupport.unpark(next.caller);
+                return;
+            }
+        }
+    }
+
+    private List<Pending> take() {
+        List<Pending> batch = new ArrayList<>();
+        int rows = 0;
+        Pending next;
+        while (rows < MAX_ROWS && (next = queue.poll()) != null) {
+            next.taken = true;
+            batch.add(next);
+            rows += next.tasks.size();
+        }
+        return batch;
+    }
+
+    /** Writes the batch; returns the rows it committed (none when the write failed). */
+    private List<InsertedTask> write(List<Pending> batch) {
+        if (batch.isEmpty()) {
+            return List.of();
+        }
+        List<NewTask> rows = new ArrayList<>();
+        long now = Long.MIN_VALUE;
+        for (Pending pending : batch) {
+            rows.addAll(pending.tasks);
+            now = Math.max(now, pending.now);
+        }
+        try {
+            List<InsertedTask> inserted = store.insert(rows, now);
+            int from = 0;
+            for (Pending pending : batch) {
+                pending.result = List.copyOf(inserted.subList(from, from + pending.tasks.size()));
+                from += pending.tasks.size();
+            }
+            return inserted;
+        }
+        catch (RuntimeException ex) {
+            if (batch.size() > 1 && rejectedRows(ex)) {
+                return writeEach(batch); // one caller's rows must not fail the others'
+            }
+            batch.forEach(pending -> pending.failure = ex);
+            return List.of();
+        }
+    }
+
+    /** Writes each caller's rows on their own, after the database refused the shared write for its content. */
+    private List<InsertedTask> writeEach(List<Pending> batch) {
+        List<InsertedTask> written = new ArrayList<>();
+        for (Pending pending : batch) {
+            try {
+                pending.result = List.copyOf(store.insert(pending.tasks, pending.now));
+                written.addAll(pending.result);
+            }
+            catch (RuntimeException ex) {
+                pending.failure = ex;
+            }
+        }
+        return written;
+    }
+
+    /**
+     * The database refused what was written (a value, a trigger, a packet too large), definitely and for good:
+     * nothing of the write was stored, and rows of other callers may well be fine on their own.
+     */
+    private static boolean rejectedRows(RuntimeException ex) {
+        return ex instanceof NonTransientDataAccessException
+                && !(ex instanceof NonTransientDataAccessResourceException);
+    }
+
+    private static final class Pending {
+
+        final List<NewTask> tasks;
+
+        final long now;
+
+        final Thread caller;
+
+        /** Set when a write took these rows; only the writing thread sets it. */
+        volatile boolean taken;
+
+        volatile boolean done;
+
+        @Nullable List<InsertedTask> result;
+
+        @Nullable RuntimeException failure;
+
+        Pending(List<NewTask> tasks, long now, Thread caller) {
+            this.tasks = tasks;
+            this.now = now;
+            this.caller = caller;
+        }
+
+        /** Its write ended (and its rows are indexed): the caller may return. */
+        void finish() {
+            done = true;
+            LockSupport.unpark(caller);
+        }
+    }
+}

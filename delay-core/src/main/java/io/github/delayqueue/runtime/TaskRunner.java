@@ -1,0 +1,196 @@
+package io.github.delayqueue.runtime;
+
+import java.time.Instant;
+import java.util.function.BooleanSupplier;
+
+import io.github.delayqueue.api.TaskContext;
+import io.github.delayqueue.handler.HandlerInvoker;
+import io.github.delayqueue.handler.HandlerRegistry;
+import io.github.delayqueue.handler.PayloadBindingException;
+import io.github.delayqueue.handler.PayloadCodec;
+import io.github.delayqueue.handler.RetryPolicy;
+import io.github.delayqueue.handler.TaskHandler;
+import io.github.delayqueue.store.ClaimedTask;
+import io.github.delayqueue.store.Completion;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one claimed task on the calling worker thread and decides how it ended: success, a retry at the next
+ * backoff in the tier its new due time belongs to, or the dead letter (out of attempts, payload that does not bind,
+ * or no handler for the type). Nothing thrown while running a task, by the handler, a listener, the payload codec or
+ * this class, {@link Error}s included, escapes to the worker thread: every run ends in a completion, so no task is
+ * left {@code RUNNING} by a failure around its handler. Every failed attempt is logged ({@link FailureLog}) and
+ * reported to the listeners ({@link TaskEvents#attemptFailed}), so a failure is never only a {@code last_error}.
+ */
+final class TaskRunner {
+
+    private final HandlerRegistry registry;
+
+    private final PayloadCodec codec;
+
+    private final RetryPolicy retryPolicy;
+
+    private final Tiers tiers;
+
+    private final QueueClock clock;
+
+    private final TaskEvents events;
+
+    private final String instanceId;
+
+    private final HandlerInvoker invoker;
+
+    private final FailureLog failures;
+
+    TaskRunner(HandlerRegistry registry, PayloadCodec codec, RetryPolicy retryPolicy, Tiers tiers,
+            QueueClock clock, TaskEvents events, String instanceId, HandlerInvoker invoker) {
+        this.registry = registry;
+        this.codec = codec;
+        this.retryPolicy = retryPolicy;
+        this.tiers = tiers;
+        this.clock = clock;
+        this.events = events;
+        this.instanceId = instanceId;
+        this.invoker = invoker;
+        this.failures = new FailureLog(LoggerFactory.getLogger(TaskRunner.class), clock::now);
+    }
+
+    /**
+     * Runs the task; {@code leaseLost} tells, after a failure, whether the pool interrupted the handler because the
+     * task's lease could not be renewed. Such a failure is the instance's, not the handler's: the task goes back,
+     * due now, without being dead-lettered on its last attempt.
+     */
+    Completion run(ClaimedTask task, BooleanSupplier leaseLost) {
+        try {
+            return runHandler(task, leaseLost);
+        }
+        catch (Throwable ex) { // around the handler, not in it: still an attempt that ran, and it must end
+            Completion completion = unexpected(task, ex);
+            report(task, TaskEvents.Failure.INTERNAL, ex);
+            return completion;
+        }
+    }
+
+    private Completion runHandler(ClaimedTask task, BooleanSupplier leaseLost) {
+        // what the handler sees, and what listeners hear of the task: never the stored payload
+        TaskContext context = context(task);
+        TaskHandler handler = registry.find(task.type());
+        if (handler == null) {
+            String error = "No @DelayedHandler for task type '" + task.type() + "' on instance " + instanceId
+                    + "; deploy a handler for it and re-run the task";
+            events.finished(context, TaskEvents.Outcome.FAILED, 0);
+            events.attemptFailed(context, TaskEvents.Failure.NO_HANDLER, null);
+            failures.rejected(task, error, null);
+            return new Completion.Failed(task.id(), task.claim(), task.attempt(), error);
+        }
+        Object payload;
+        try {
+            payload = bind(task, handler);
+        }
+        catch (RuntimeException ex) { // PayloadBindingException, or whatever a custom codec throws
+            String error = "Payload of task " + task.id() + " (type '" + task.type() + "') does not fit "
+                    + handler.description() + ": " + describe(ex)
+                    + "; fix the payload or the handler's parameter type and re-run the task";
+            events.finished(context, TaskEvents.Outcome.FAILED, 0);
+            events.attemptFailed(context, TaskEvents.Failure.BINDING, ex);
+            // a binding failure says all in its message; anything else a codec throws is a bug worth its stack trace
+            failures.rejected(task, error, ex instanceof PayloadBindingException ? null : ex);
+            return new Completion.Failed(task.id(), task.claim(), task.attempt(), error);
+        }
+        events.started(context, clock.now() - task.dueAt());
+        long started = System.nanoTime();
+        Throwable failure = null;
+        try {
+            invoker.invoke(handler, payload, context);
+        }
+        catch (Throwable ex) { // an Error in one handler must not cost the pool a thread
+            failure = ex;
+        }
+        finally {
+            Thread.interrupted(); // a handler that interrupted itself leaves the worker thread clean
+        }
+        long duration = System.nanoTime() - started;
+        if (failure == null) {
+            events.finished(context, TaskEvents.Outcome.SUCCESS, duration);
+            return new Completion.Succeeded(task.id(), task.claim());
+        }
+        if (leaseLost.getAsBoolean()) {
+            // the instance's failure, not the handler's: the attempt is not held against the task
+            long now = clock.now();
+            String error = "Attempt " + task.attempt() + " was interrupted because instance " + instanceId
+                    + " could not renew its lease: " + describe(failure);
+            events.finished(context, TaskEvents.Outcome.RETRY, duration);
+            events.attemptFailed(context, TaskEvents.Failure.LEASE_LOST, failure);
+            failures.interrupted(task, error);
+            return new Completion.Retry(task.id(), task.claim(), tiers.statusFor(now, now), now, task.attempt() - 1,
+                    error);
+        }
+        return failed(task, context, handler, failure, duration);
+    }
+
+    /** Something around the handler failed (a listener, the codec): retried at the next backoff like a failure. */
+    private Completion unexpected(ClaimedTask task, Throwable ex) {
+        String error = "Running the task failed outside its handler: " + describe(ex);
+        try {
+            TaskHandler handler = registry.find(task.type());
+            int maxAttempts = retryPolicy.maxAttempts(task.maxAttempts(), handler == null ? null : handler.settings());
+            if (task.attempt() >= maxAttempts) {
+                failures.failedOutsideHandler(task, null, ex);
+                return new Completion.Failed(task.id(), task.claim(), task.attempt(), error);
+            }
+            long now = clock.now();
+            long dueAt = now + retryPolicy.backoffMillis(task.attempt(), handler == null ? null : handler.settings());
+            failures.failedOutsideHandler(task, dueAt, ex);
+            return new Completion.Retry(task.id(), task.claim(), tiers.statusFor(dueAt, now), dueAt, task.attempt(),
+                    error);
+        }
+        catch (RuntimeException again) {
+            long now = clock.now();
+            return new Completion.Retry(task.id(), task.claim(), tiers.statusFor(now, now), now, task.attempt(),
+                    error);
+        }
+    }
+
+    /** Tells the listeners of a failure around the handler, which may itself be a listener's. */
+    private void report(ClaimedTask task, TaskEvents.Failure failure, Throwable error) {
+        try {
+            events.attemptFailed(context(task), failure, error);
+        }
+        catch (RuntimeException ignored) { // a listener that fails again must not keep the task from ending
+        }
+    }
+
+    private static TaskContext context(ClaimedTask task) {
+        return new TaskContext(task.id(), task.type(), task.key(), task.attempt(), Instant.ofEpochMilli(task.dueAt()),
+                Instant.ofEpochMilli(task.createdAt()), task.claim());
+    }
+
+    private @Nullable Object bind(ClaimedTask task, TaskHandler handler) {
+        return handler.payloadType() == null ? null : codec.decode(task.payload(), handler.payloadType());
+    }
+
+    private Completion failed(ClaimedTask task, TaskContext context, TaskHandler handler, Throwable failure,
+            long duration) {
+        String error = describe(failure);
+        int maxAttempts = retryPolicy.maxAttempts(task.maxAttempts(), handler.settings());
+        if (task.attempt() >= maxAttempts) {
+            events.finished(context, TaskEvents.Outcome.FAILED, duration);
+            events.attemptFailed(context, TaskEvents.Failure.HANDLER, failure);
+            failures.deadLettered(task, maxAttempts, failure);
+            return new Completion.Failed(task.id(), task.claim(), task.attempt(), "Failed on attempt "
+                    + task.attempt() + " of " + maxAttempts + ": " + error);
+        }
+        long now = clock.now();
+        long dueAt = now + retryPolicy.backoffMillis(task.attempt(), handler.settings());
+        events.finished(context, TaskEvents.Outcome.RETRY, duration);
+        events.attemptFailed(context, TaskEvents.Failure.HANDLER, failure);
+        failures.retried(task, maxAttempts, dueAt, failure);
+        return new Completion.Retry(task.id(), task.claim(), tiers.statusFor(dueAt, now), dueAt, task.attempt(),
+                "Attempt " + task.attempt() + " of " + maxAttempts + " failed: " + error);
+    }
+
+    static String describe(Throwable failure) {
+        return failure.getClass().getName() + (failure.getMessage() == null ? "" : ": " + failure.getMessage());
+    }
+}

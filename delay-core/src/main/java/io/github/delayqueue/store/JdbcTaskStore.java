@@ -1,0 +1,306 @@
+package io.github.delayqueue.store;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.function.Function;
+import javax.sql.DataSource;
+
+import io.github.delayqueue.api.TaskStatus;
+import io.github.delayqueue.api.TaskView;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * {@link TaskStore} on MySQL 8 / MariaDB 10.6+ through Spring's {@link JdbcTemplate}, so inserts made inside the
+ * application's transaction use its connection. The work is split by job: new rows go through {@link TaskInserts},
+ * claims are taken by {@link TaskClaims} and written back by {@link ClaimWrites}, finished rows are deleted by
+ * {@link TaskPurge}; the index tier's reads and writes and the user's operations are here. The SQL is in
+ * {@link TaskSql}; statements without a row list are formatted once, when the store is made. The engine's statements
+ * take their connections from {@link EngineConnections}, so they see the database back within a retry of its return
+ * even while the pool is still reconnecting; the user's operations take the pool's.
+ */
+public class JdbcTaskStore implements TaskStore, AutoCloseable {
+
+    /** How long a claim may wait for its answer, unless told: the default lease. */
+    private static final Duration DEFAULT_CLAIM_TIMEOUT = Duration.ofSeconds(30);
+
+    private final DataSource dataSource;
+
+    private final JdbcTemplate jdbc;
+
+    private final OwnConnection own;
+
+    private final EngineConnections engine;
+
+    /** On {@link #engine}'s connections. */
+    private final JdbcTemplate engineJdbc;
+
+    /** On {@link #engine}'s connections. */
+    private final TransactionTemplate engineTx;
+
+    private final String table;
+
+    private final TaskInserts inserts;
+
+    private final TaskClaims claims;
+
+    private final ClaimWrites writes;
+
+    private final TaskPurge purge;
+
+    private final String selectForMigration;
+
+    private final String selectPendingPage;
+
+    private final String nextDue;
+
+    private final String selectTypeForUpdate;
+
+    private final String selectIdByKeyForUpdate;
+
+    private final String cancel;
+
+    private final String reschedule;
+
+    private final String findById;
+
+    private final String findByKey;
+
+    public JdbcTaskStore(DataSource dataSource, String table) {
+        this(dataSource, table, DEFAULT_CLAIM_TIMEOUT);
+    }
+
+    /**
+     * @param claimTimeout how long a claim waits for the database's answer: the lease, after which its tasks would
+     *     not be started anyway
+     */
+    public JdbcTaskStore(DataSource dataSource, String table, Duration claimTimeout) {
+        // quoted in every statement: a reserved word works too
+        this.table = TableNames.quoted(TableNames.requireValidTaskTable(table));
+        this.dataSource = dataSource;
+        this.jdbc = new JdbcTemplate(dataSource);
+        this.own = new OwnConnection(dataSource, jdbc);
+        this.engine = new EngineConnections(dataSource);
+        this.engineJdbc = new JdbcTemplate(engine);
+        this.engineTx = readCommitted(engine);
+        this.inserts = new TaskInserts(dataSource, jdbc, this.table);
+        this.claims = new TaskClaims(new ClaimConnection(engine, claimTimeout), engineJdbc, this.table);
+        this.writes = new ClaimWrites(engineJdbc, engineTx, this.table);
+        this.purge = new TaskPurge(engineJdbc, this.table);
+        this.selectForMigration = TaskSql.SELECT_FOR_MIGRATION.formatted(this.table);
+        this.selectPendingPage = TaskSql.SELECT_PENDING_PAGE.formatted(this.table);
+        this.nextDue = TaskSql.NEXT_DUE.formatted(this.table);
+        this.selectTypeForUpdate = TaskSql.SELECT_TYPE_FOR_UPDATE.formatted(this.table);
+        this.selectIdByKeyForUpdate = TaskSql.SELECT_ID_BY_KEY_FOR_UPDATE.formatted(this.table);
+        this.cancel = TaskSql.CANCEL.formatted(this.table);
+        this.reschedule = TaskSql.RESCHEDULE.formatted(this.table);
+        this.findById = TaskSql.FIND_BY_ID.formatted(this.table);
+        this.findByKey = TaskSql.FIND_BY_KEY.formatted(this.table);
+    }
+
+    /**
+     * READ COMMITTED: locking reads lock the rows they return and no gaps, so claims never deadlock with the inserts
+     * of producers scheduling into the same index range.
+     */
+    private static TransactionTemplate readCommitted(DataSource dataSource) {
+        TransactionTemplate template = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+        template.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+        return template;
+    }
+
+    /**
+     * Gives the claim connection back to the pool; the store still works afterwards (it takes a new one). Spring calls
+     * it when the context closes (an {@link AutoCloseable} bean's destroy method), after the engine has stopped.
+     */
+    @Override
+    public void close() {
+        claims.giveBack();
+    }
+
+    /** See {@link CallerTransaction}: a transaction of this store's DataSource, with auto-commit off. */
+    @Override
+    public boolean joinsCallerTransaction() {
+        return CallerTransaction.joins(dataSource);
+    }
+
+    @Override
+    public List<InsertedTask> insert(List<NewTask> tasks, long now) {
+        return inserts.insert(tasks, now);
+    }
+
+    // --- claims: taken, then written back ------------------------------------------------------------------
+
+    @Override
+    public List<ClaimedTask> claimDue(TaskStatus status, long dueBy, int limit, Lease lease) {
+        return engine.call(() -> claims.due(status, dueBy, limit, lease));
+    }
+
+    @Override
+    public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Lease lease) {
+        return engine.call(() -> claims.ids(ids, dueBy, lease));
+    }
+
+    @Override
+    public List<ClaimedTask> claimedBy(String owner, long leaseAfter) {
+        return engine.call(() -> claims.heldBy(owner, leaseAfter));
+    }
+
+    @Override
+    public int markStarted(Collection<ClaimId> started, long now) {
+        return engine.call(() -> writes.started(started, now));
+    }
+
+    @Override
+    public void finish(List<Completion> completions, long now) {
+        engine.call(() -> {
+            writes.finished(completions, now);
+            return null;
+        });
+    }
+
+    @Override
+    public Set<ClaimId> extendLeases(Collection<ClaimId> held, long leaseUntil) {
+        return engine.call(() -> writes.renewed(held, leaseUntil));
+    }
+
+    @Override
+    public void release(Map<ClaimId, TaskStatus> statusByClaim, long now) {
+        engine.call(() -> {
+            writes.released(statusByClaim, now);
+            return null;
+        });
+    }
+
+    @Override
+    public List<Completion> recoverExpiredLeases(long now, int limit, Function<ExpiredLease, Completion> decision) {
+        return engine.call(() -> writes.expired(now, limit, decision));
+    }
+
+    // --- migration and index rebuild --------------------------------------------------------------------------
+
+    @Override
+    public List<DueTask> migrate(long dueBy, int limit, long now) {
+        return engine.call(() -> engineTx.execute(status -> {
+            List<DueTask> due = engineJdbc.query(selectForMigration, TaskRows.DUE, dueBy, limit);
+            if (due.isEmpty()) {
+                return due;
+            }
+            engineJdbc.update(TaskSql.forIds(TaskSql.MARK_QUEUED, table, due.size()),
+                    TaskSql.args(new Object[] { now }, due.stream().map(DueTask::id).toList()));
+            return due;
+        }));
+    }
+
+    @Override
+    public List<DueTask> pending(TaskStatus status, DueTask after, int limit) {
+        return engine.call(() -> engineJdbc.query(selectPendingPage, TaskRows.DUE, status.name(), after.dueAt(),
+                after.dueAt(), after.id(), limit));
+    }
+
+    @Override
+    public List<DueTask> pendingAmong(Collection<Long> ids) {
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        return engine.call(() -> engineJdbc.query(TaskSql.forIds(TaskSql.SELECT_PENDING_AMONG, table, ids.size()),
+                TaskRows.DUE, ids.toArray()));
+    }
+
+    @Override
+    public OptionalLong nextDue(TaskStatus status) {
+        Long min = engine.call(() -> engineJdbc.queryForObject(nextDue, Long.class, status.name()));
+        return min == null ? OptionalLong.empty() : OptionalLong.of(min);
+    }
+
+    // --- user operations --------------------------------------------------------------------------------------
+
+    @Override
+    public Optional<String> cancel(long id, long now) {
+        return inCallersOrOwnTransaction("cancel", on -> {
+            List<String> types = on.queryForList(selectTypeForUpdate, String.class, id);
+            if (types.isEmpty() || on.update(cancel, now, id) != 1) {
+                return Optional.<String>empty();
+            }
+            return Optional.of(types.get(0));
+        });
+    }
+
+    @Override
+    public OptionalLong cancel(String type, String key, long now) {
+        return inCallersOrOwnTransaction("cancel", on -> {
+            List<Long> ids = on.queryForList(selectIdByKeyForUpdate, Long.class, type, key);
+            if (ids.isEmpty() || on.update(cancel, now, ids.get(0)) != 1) {
+                return OptionalLong.empty();
+            }
+            return OptionalLong.of(ids.get(0));
+        });
+    }
+
+    /** One statement: on the caller's transaction's connection when it joins one, autocommitted otherwise. */
+    @Override
+    public boolean reschedule(long id, long dueAt, TaskStatus status, long now) {
+        if (joinsCallerTransaction()) {
+            return jdbc.update(reschedule, dueAt, status.name(), now, id) == 1;
+        }
+        return own.run("reschedule", (connection, onIt) -> {
+            boolean moved = onIt.update(reschedule, dueAt, status.name(), now, id) == 1;
+            if (!connection.getAutoCommit()) { // a pool that hands out connections without auto-commit
+                connection.commit();
+            }
+            return moved;
+        });
+    }
+
+    @Override
+    public Optional<TaskView> find(long id) {
+        return jdbc.query(findById, TaskRows.VIEW, id).stream().findFirst();
+    }
+
+    @Override
+    public Optional<TaskView> find(String type, String key) {
+        return jdbc.query(findByKey, TaskRows.VIEW, type, key).stream().findFirst();
+    }
+
+    // --- the database's clock, housekeeping -------------------------------------------------------------------
+
+    @Override
+    public long currentTimeMillis() {
+        return Math.floorDiv(currentTimeMicros(), 1000);
+    }
+
+    @Override
+    public long currentTimeMicros() {
+        Long micros = jdbc.queryForObject(TaskSql.DATABASE_TIME, Long.class);
+        if (micros == null) {
+            throw new IllegalStateException("The database returned no current time");
+        }
+        return micros;
+    }
+
+    @Override
+    public long purge(Map<TaskStatus, Long> changedBefore, int batchSize, long budgetMillis) {
+        return engine.call(() -> purge.purge(changedBefore, batchSize, budgetMillis));
+    }
+
+
+    /**
+     * On the caller's transaction's connection when it joins one ({@link CallerTransaction}); otherwise in a
+     * transaction of its own on a connection of its own ({@link OwnConnection}), whatever is bound to the thread.
+     * Never through a transaction manager of the DataSource: inside a JPA transaction it would see no transaction of
+     * its own, take the JPA transaction's connection as its own, and commit it.
+     */
+    private <T> T inCallersOrOwnTransaction(String task, Function<JdbcTemplate, T> work) {
+        if (joinsCallerTransaction()) {
+            return work.apply(jdbc);
+        }
+        return own.run(task, (connection, onIt) -> own.inTransaction(connection, () -> work.apply(onIt)));
+    }
+}

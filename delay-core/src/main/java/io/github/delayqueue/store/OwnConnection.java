@@ -1,0 +1,112 @@
+package io.github.delayqueue.store;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.UncategorizedSQLException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
+
+/**
+ * A connection from the pool for a write that does not join the caller's transaction ({@link CallerTransaction}),
+ * never the one bound to the thread: what is bound then is no transaction the write may go with (an auto-commit
+ * connection {@code DataSourceUtils} keeps for another resource's transaction, or, while a finished transaction's
+ * {@code afterCompletion} callbacks run, its connection, whose further statements only the auto-commit reset would
+ * commit). The write must have committed when the call returns, so that what follows it may run at once.
+ */
+final class OwnConnection {
+
+    /** Work on the connection; {@code jdbc} runs its statements on it, translating failures as the store does. */
+    @FunctionalInterface
+    interface Work<T> {
+
+        T run(Connection connection, JdbcTemplate jdbc) throws SQLException;
+    }
+
+    private final DataSource dataSource;
+
+    private final JdbcTemplate shared;
+
+    /** @param shared the store's template, whose exception translator the connection's statements use too */
+    OwnConnection(DataSource dataSource, JdbcTemplate shared) {
+        this.dataSource = dataSource;
+        this.shared = shared;
+    }
+
+    <T> T run(String task, Work<T> work) {
+        Connection connection;
+        try {
+            connection = dataSource.getConnection();
+        }
+        catch (SQLException ex) {
+            throw translate("get a connection", ex);
+        }
+        try {
+            JdbcTemplate jdbc = new JdbcTemplate(new SingleConnectionDataSource(connection, true));
+            jdbc.setExceptionTranslator(shared.getExceptionTranslator());
+            return work.run(connection, jdbc);
+        }
+        catch (SQLException ex) {
+            throw translate(task, ex);
+        }
+        finally {
+            try {
+                connection.close();
+            }
+            catch (SQLException ex) {
+                // the pool drops a connection it cannot reset
+            }
+        }
+    }
+
+    /**
+     * Runs {@code work} on {@code connection} in a transaction of its own, in READ COMMITTED (no gap locks, so
+     * concurrent inserts of neighbouring keys do not deadlock), and commits it; rolled back if {@code work} fails.
+     * A connection lost during the commit leaves the outcome unknown ({@link InsertOutcomeUnknownException}).
+     */
+    <T> T inTransaction(Connection connection, Supplier<T> work) throws SQLException {
+        boolean autoCommit = connection.getAutoCommit();
+        int isolation = connection.getTransactionIsolation();
+        connection.setAutoCommit(false);
+        connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+        try {
+            T result;
+            try {
+                result = work.get();
+            }
+            catch (RuntimeException ex) {
+                rollbackQuietly(connection);
+                throw ex;
+            }
+            try {
+                connection.commit();
+            }
+            catch (SQLException ex) {
+                DataAccessException translated = translate("commit", ex);
+                throw InsertProgress.connectionLost(ex) ? new InsertOutcomeUnknownException(translated) : translated;
+            }
+            return result;
+        }
+        finally {
+            connection.setTransactionIsolation(isolation);
+            connection.setAutoCommit(autoCommit);
+        }
+    }
+
+    private static void rollbackQuietly(Connection connection) {
+        try {
+            connection.rollback();
+        }
+        catch (SQLException ex) {
+            // a connection that broke rolled back on the server; a deadlock rolled back the whole transaction
+        }
+    }
+
+    DataAccessException translate(String task, SQLException ex) {
+        DataAccessException translated = shared.getExceptionTranslator().translate(task, null, ex);
+        return translated != null ? translated : new UncategorizedSQLException(task, null, ex);
+    }
+}

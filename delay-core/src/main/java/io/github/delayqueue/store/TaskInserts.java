@@ -1,0 +1,120 @@
+package io.github.delayqueue.store;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+import java.util.List;
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+
+/**
+ * Writes new tasks ({@link InsertBatch}) all or nothing, and decides on which connection. Outside a caller's
+ * transaction ({@link CallerTransaction}) the rows go through a connection of their own ({@link OwnConnection}): a
+ * call that needs one write statement runs it autocommitted (one round trip); a call that needs several runs them in
+ * one transaction of its own, so a failure part-way stores nothing. Inside a caller's transaction the rows go through
+ * its connection, behind a savepoint when there are several statements. A single write that finds one of several
+ * keys taken meanwhile stored nothing, and the batch is written again the way several statements are. A connection
+ * lost while the last write or the commit was on its way leaves the outcome unknown, and says so
+ * ({@link InsertOutcomeUnknownException}); every other failure stored nothing.
+ */
+final class TaskInserts {
+
+    private final DataSource dataSource;
+
+    private final JdbcTemplate jdbc;
+
+    private final String table;
+
+    private final OwnConnection own;
+
+    private volatile @Nullable GeneratedIds ids;
+
+    TaskInserts(DataSource dataSource, JdbcTemplate jdbc, String table) {
+        this.dataSource = dataSource;
+        this.jdbc = jdbc;
+        this.table = table;
+        this.own = new OwnConnection(dataSource, jdbc);
+    }
+
+    List<InsertedTask> insert(List<NewTask> tasks, long now) {
+        InsertBatch batch = new InsertBatch(table, this::ids, tasks, now);
+        if (CallerTransaction.joins(dataSource)) {
+            if (batch.writes() > 1) {
+                return behindSavepoint(batch);
+            }
+            try {
+                return batch.write(jdbc, new InsertProgress(false), false);
+            }
+            catch (InsertBatch.KeysTakenMeanwhile ex) { // the one write stored nothing
+                return behindSavepoint(batch);
+            }
+        }
+        return own.run("insert", (connection, onIt) -> {
+            // a pool that hands out connections without auto-commit gets a transaction, committed here
+            if (batch.writes() > 1 || !connection.getAutoCommit()) {
+                return inOwnTransaction(batch, connection, onIt);
+            }
+            try {
+                return batch.write(onIt, new InsertProgress(true), false);
+            }
+            catch (InsertBatch.KeysTakenMeanwhile ex) { // the one write stored nothing
+                return inOwnTransaction(batch, connection, onIt);
+            }
+        });
+    }
+
+    private List<InsertedTask> behindSavepoint(InsertBatch batch) {
+        Connection connection = DataSourceUtils.getConnection(dataSource);
+        try {
+            Savepoint savepoint = connection.setSavepoint();
+            try {
+                List<InsertedTask> inserted = batch.write(jdbc, new InsertProgress(false), true);
+                connection.releaseSavepoint(savepoint);
+                return inserted;
+            }
+            catch (RuntimeException ex) {
+                rollbackQuietly(connection, savepoint);
+                throw ex;
+            }
+        }
+        catch (SQLException ex) {
+            throw translate("savepoint", ex);
+        }
+        finally {
+            DataSourceUtils.releaseConnection(connection, dataSource);
+        }
+    }
+
+    private List<InsertedTask> inOwnTransaction(InsertBatch batch, Connection connection, JdbcTemplate onIt)
+            throws SQLException {
+        return own.inTransaction(connection, () -> batch.write(onIt, new InsertProgress(false), true));
+    }
+
+    private static void rollbackQuietly(Connection connection, Savepoint savepoint) {
+        try {
+            connection.rollback(savepoint);
+        }
+        catch (SQLException ex) {
+            // a connection that broke rolled back on the server; a deadlock rolled back the whole transaction
+        }
+    }
+
+    private DataAccessException translate(String task, SQLException ex) {
+        return own.translate(task, ex);
+    }
+
+    /** How generated ids are read back, by server: asked once, at the first insert. */
+    private GeneratedIds ids() {
+        GeneratedIds found = ids;
+        if (found == null) {
+            found = GeneratedIds.of(jdbc);
+            ids = found;
+        }
+        return found;
+    }
+}

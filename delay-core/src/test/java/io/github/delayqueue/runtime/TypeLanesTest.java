@@ -1,0 +1,72 @@
+package io.github.delayqueue.runtime;
+
+import java.lang.reflect.Type;
+
+import io.github.delayqueue.api.TaskContext;
+import io.github.delayqueue.handler.HandlerRegistry;
+import io.github.delayqueue.handler.HandlerSettings;
+import io.github.delayqueue.handler.TaskHandler;
+import io.github.delayqueue.runtime.HeldTasks.Held;
+import io.github.delayqueue.store.ClaimedTask;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** A type's concurrency: at most that many run, the rest wait in claim order; other types are not held up. */
+class TypeLanesTest {
+
+    private static Held held(long id, String type) {
+        return new Held(new ClaimedTask(id, type, null, "null", 0, 1, null, 0, 1), Long.MAX_VALUE);
+    }
+
+    private static TaskHandler handler(String type, int concurrency) {
+        return new TaskHandler() {
+            @Override
+            public String type() {
+                return type;
+            }
+
+            @Override
+            public HandlerSettings settings() {
+                return new HandlerSettings(null, null, concurrency);
+            }
+
+            @Override
+            public @Nullable Type payloadType() {
+                return null;
+            }
+
+            @Override
+            public void handle(@Nullable Object payload, TaskContext context) {
+            }
+
+            @Override
+            public String description() {
+                return type;
+            }
+        };
+    }
+
+    @Test
+    void aTypeAtItsLimitQueuesInClaimOrder() {
+        HandlerRegistry registry = new HandlerRegistry();
+        registry.register(handler("one", 1));
+        TypeLanes lanes = new TypeLanes(registry);
+        Held first = held(1, "one");
+        Held second = held(2, "one");
+        Held third = held(3, "one");
+
+        assertThat(lanes.offer(first)).isSameAs(first);
+        assertThat(lanes.offer(second)).as("the type runs one at a time").isNull();
+        assertThat(lanes.offer(third)).isNull();
+        Held other = held(4, "unlimited");
+        assertThat(lanes.offer(other)).as("a type without a limit, or without a handler").isSameAs(other);
+
+        assertThat(lanes.next("one")).isSameAs(second);
+        assertThat(lanes.next("one")).isSameAs(third);
+        assertThat(lanes.next("one")).as("none waits: the lane has room again").isNull();
+        Held fifth = held(5, "one");
+        assertThat(lanes.offer(fifth)).isSameAs(fifth);
+    }
+}

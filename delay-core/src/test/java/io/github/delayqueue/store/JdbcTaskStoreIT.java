@@ -1,0 +1,311 @@
+package io.github.delayqueue.store;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.delayqueue.api.TaskStatus;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The compare-and-set rules of the task table, under real concurrency on the real database. */
+class JdbcTaskStoreIT {
+
+    private static HikariDataSource dataSource;
+
+    private static JdbcTaskStore store;
+
+    private static JdbcTemplate jdbc;
+
+    private static long now = System.currentTimeMillis();
+
+    @BeforeAll
+    static void createTable() {
+        dataSource = TaskTablePool.create();
+        store = new JdbcTaskStore(dataSource, "delay_task");
+        jdbc = new JdbcTemplate(dataSource);
+    }
+
+    @AfterAll
+    static void close() {
+        dataSource.close();
+    }
+
+    private static List<Long> insert(int count, String type, long dueAt) {
+        List<NewTask> tasks = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            tasks.add(new NewTask(type, null, "\"p\"", dueAt, TaskStatus.SCHEDULED, null));
+        }
+        return store.insert(tasks, now).stream().map(InsertedTask::id).toList();
+    }
+
+    private static Lease claim(String owner) {
+        return new Lease(owner, now + 30_000, now);
+    }
+
+    @Test
+    void cancelAndClaimRacingForOneTaskHaveExactlyOneWinner() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            for (int round = 0; round < 100; round++) {
+                long id = insert(1, "race", now - 1).get(0);
+                CountDownLatch go = new CountDownLatch(1);
+                Future<List<ClaimedTask>> claimed = pool.submit(() -> {
+                    go.await();
+                    return store.claimIds(List.of(id), now, claim("claimer"));
+                });
+                Future<Optional<String>> cancelled = pool.submit(() -> {
+                    go.await();
+                    return store.cancel(id, now);
+                });
+                go.countDown();
+                boolean claimWon = !claimed.get().isEmpty();
+                boolean cancelWon = cancelled.get().isPresent();
+                assertThat(claimWon ^ cancelWon).as("round %d: claim %s, cancel %s", round, claimWon, cancelWon)
+                    .isTrue();
+                String status = jdbc.queryForObject("SELECT status FROM delay_task WHERE id = ?", String.class, id);
+                assertThat(status).isEqualTo(claimWon ? "RUNNING" : "CANCELLED");
+            }
+        }
+        finally {
+            pool.shutdown();
+        }
+    }
+
+    @Test
+    void concurrentClaimersTakeDisjointRowsAndTogetherTakeAll() throws Exception {
+        Set<Long> ids = new HashSet<>(insert(2000, "disjoint", now - 10));
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Callable<List<Long>>> claimers = new ArrayList<>();
+            for (int c = 0; c < 4; c++) {
+                String owner = "owner-" + c;
+                JdbcTaskStore instance = new JdbcTaskStore(dataSource, "delay_task"); // one per instance, as in life
+                claimers.add(() -> {
+                    List<Long> mine = new ArrayList<>();
+                    List<ClaimedTask> batch;
+                    do {
+                        batch = instance.claimDue(TaskStatus.SCHEDULED, now, 50, claim(owner));
+                        batch.stream().filter(t -> t.type().equals("disjoint")).forEach(t -> mine.add(t.id()));
+                    }
+                    while (!batch.isEmpty());
+                    return mine;
+                });
+            }
+            List<Long> all = new ArrayList<>();
+            for (Future<List<Long>> result : pool.invokeAll(claimers)) {
+                all.addAll(result.get());
+            }
+            assertThat(all).doesNotHaveDuplicates();
+            assertThat(new HashSet<>(all)).isEqualTo(ids);
+        }
+        finally {
+            pool.shutdown();
+        }
+    }
+
+    @Test
+    void finishingOnlyTouchesTheClaimsStillHeld() {
+        List<Long> ids = insert(3, "finish", now - 1);
+        List<ClaimedTask> claimed = store.claimIds(ids, now, claim("a"));
+        // ids[0]'s lease ran out, and another instance recovered and claimed it again meanwhile
+        jdbc.update("UPDATE delay_task SET owner = 'b', claims = claims + 1 WHERE id = ?", ids.get(0));
+
+        store.finish(List.of(new Completion.Succeeded(ids.get(0), claimed.get(0).claim()),
+                new Completion.Succeeded(ids.get(1), claimed.get(1).claim()),
+                new Completion.Failed(ids.get(2), claimed.get(2).claim(), 1, "x".repeat(5000))), now);
+
+        assertThat(status(ids.get(0))).isEqualTo("RUNNING");
+        assertThat(status(ids.get(1))).isEqualTo("SUCCEEDED");
+        assertThat(status(ids.get(2))).isEqualTo("FAILED");
+        assertThat(jdbc.queryForObject("SELECT CHAR_LENGTH(last_error) FROM delay_task WHERE id = ?", Integer.class,
+                ids.get(2))).isEqualTo(TaskTable.MAX_ERROR_LENGTH);
+        assertThat(attempts(ids.get(1))).as("a success counts its attempt").isEqualTo(1);
+    }
+
+    @Test
+    void anAttemptCountsWhenItsHandlerStartsNotWhenItIsClaimed() {
+        List<Long> ids = insert(2, "start", now - 1);
+        List<ClaimedTask> claimed = store.claimIds(ids, now, claim("a"));
+        assertThat(claimed).extracting(ClaimedTask::attempt).containsOnly(1);
+        assertThat(claimed).extracting(ClaimedTask::claim).containsOnly(1L);
+        assertThat(attempts(ids.get(0))).isZero();
+
+        store.markStarted(List.of(claimed.get(0).claimId()), now);
+        store.markStarted(List.of(claimed.get(0).claimId()), now); // a retried write counts once
+        store.finish(List.of(new Completion.Succeeded(ids.get(0), 1)), now);
+
+        assertThat(attempts(ids.get(0))).isEqualTo(1);
+        assertThat(attempts(ids.get(1))).isZero();
+    }
+
+    @Test
+    void releaseHandsBackUnstartedClaimsUncounted() {
+        List<Long> ids = insert(3, "release", now - 1);
+        List<ClaimedTask> claimed = store.claimIds(ids, now, claim("a"));
+        store.markStarted(List.of(claimed.get(2).claimId()), now);
+
+        store.release(Map.of(claimed.get(0).claimId(), TaskStatus.QUEUED, claimed.get(1).claimId(),
+                TaskStatus.SCHEDULED, claimed.get(2).claimId(), TaskStatus.QUEUED), now);
+
+        assertThat(status(ids.get(0))).isEqualTo("QUEUED");
+        assertThat(status(ids.get(1))).isEqualTo("SCHEDULED");
+        assertThat(status(ids.get(2))).as("a started claim is not handed back").isEqualTo("RUNNING");
+        assertThat(jdbc.queryForList("SELECT attempts FROM delay_task WHERE id IN (?, ?)", Integer.class, ids.get(0),
+                ids.get(1))).containsOnly(0);
+        assertThat(jdbc.queryForList("SELECT owner FROM delay_task WHERE id IN (?, ?)", String.class, ids.get(0),
+                ids.get(1))).containsOnlyNulls();
+        List<ClaimedTask> again = store.claimIds(ids.subList(0, 2), now, claim("b"));
+        assertThat(again).extracting(ClaimedTask::claim).containsOnly(2L);
+        assertThat(again).extracting(ClaimedTask::attempt).containsOnly(1);
+    }
+
+    @Test
+    void leasesAreExtendedOnlyForClaimsStillHeldAndExpiredOnesAreRecovered() {
+        List<Long> ids = insert(3, "lease", now - 1);
+        List<ClaimedTask> claimed = store.claimIds(ids, now, new Lease("a", now + 1000, now));
+        List<ClaimId> claims = claimed.stream().map(ClaimedTask::claimId).toList();
+        assertThat(store.extendLeases(claims, now + 60_000)).containsExactlyInAnyOrderElementsOf(claims);
+        // ids[2] was taken over by another instance: its claim number moved on
+        jdbc.update("UPDATE delay_task SET owner = 'b', claims = claims + 1 WHERE id = ?", ids.get(2));
+        assertThat(store.extendLeases(claims, now + 60_000)).containsExactlyInAnyOrder(claims.get(0),
+                claims.get(1));
+
+        store.markStarted(List.of(claims.get(1)), now);
+        jdbc.update("UPDATE delay_task SET lease_until = ? WHERE id IN (?, ?)", now - 5, ids.get(0), ids.get(1));
+        List<ExpiredLease> seen = new ArrayList<>();
+        List<Completion> recovered = store.recoverExpiredLeases(now, 100, lease -> {
+            seen.add(lease);
+            return new Completion.Retry(lease.id(), lease.claim(), TaskStatus.SCHEDULED, lease.dueAt(),
+                    lease.attempts(), "lease expired");
+        });
+
+        assertThat(seen).extracting(ExpiredLease::id).containsExactlyInAnyOrder(ids.get(0), ids.get(1));
+        assertThat(seen).filteredOn(l -> l.id() == ids.get(0)).singleElement()
+            .satisfies(l -> assertThat(l.started()).isFalse());
+        assertThat(seen).filteredOn(l -> l.id() == ids.get(1)).singleElement()
+            .satisfies(l -> assertThat(l.started()).isTrue())
+            .satisfies(l -> assertThat(l.attempts()).isEqualTo(1));
+        assertThat(seen.get(0).owner()).isEqualTo("a");
+        assertThat(recovered).hasSize(2);
+        assertThat(status(ids.get(0))).isEqualTo("SCHEDULED");
+        assertThat(status(ids.get(1))).isEqualTo("SCHEDULED");
+        assertThat(status(ids.get(2))).isEqualTo("RUNNING");
+    }
+
+    @Test
+    void largePayloadsAreSplitIntoSeveralStatements() {
+        String big = "\"" + "x".repeat(600_000) + "\"";
+        List<NewTask> tasks = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            tasks.add(new NewTask("big", i % 2 == 0 ? null : "key-" + i, big, now + 60_000, TaskStatus.SCHEDULED, 2));
+        }
+        List<InsertedTask> inserted = store.insert(tasks, now);
+
+        assertThat(inserted).extracting(InsertedTask::id).doesNotHaveDuplicates().hasSize(12);
+        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM delay_task WHERE task_type = 'big' "
+                + "AND CHAR_LENGTH(payload) = 600002 AND max_attempts = 2", Integer.class)).isEqualTo(12);
+    }
+
+    @Test
+    void pendingPagesWalkTheQueuedRowsInDueOrder() {
+        List<NewTask> tasks = new ArrayList<>();
+        for (int i = 0; i < 25; i++) {
+            tasks.add(new NewTask("page", null, "1", now + 500_000 + (i % 5), TaskStatus.QUEUED, null));
+        }
+        Set<Long> ids = new HashSet<>(store.insert(tasks, now).stream().map(InsertedTask::id).toList());
+        Set<Long> seen = new HashSet<>();
+        DueTask after = new DueTask(0, now + 499_999);
+        List<DueTask> page;
+        do {
+            page = store.pending(TaskStatus.QUEUED, after, 7);
+            page.forEach(t -> seen.add(t.id()));
+            if (!page.isEmpty()) {
+                after = page.get(page.size() - 1);
+            }
+        }
+        while (page.size() == 7);
+        assertThat(seen).containsAll(ids);
+    }
+
+    @Test
+    void purgeDeletesOnlyOldRowsOfTheStatusAndOneInstanceAtATime() throws Exception {
+        List<Long> ids = insert(4, "purge", now - 1);
+        jdbc.update("UPDATE delay_task SET status = 'SUCCEEDED', updated_at = ? WHERE id IN (?, ?)", now - 100_000,
+                ids.get(0), ids.get(1));
+        jdbc.update("UPDATE delay_task SET updated_at = ? WHERE id = ?", now, ids.get(1));
+        // a cancelled task due far ahead is purged by when it was cancelled, not by its due time
+        jdbc.update("UPDATE delay_task SET status = 'CANCELLED', due_at = ?, updated_at = ? WHERE id = ?",
+                now + 86_400_000L * 30, now - 100_000, ids.get(3));
+
+        try (java.sql.Connection holder = dataSource.getConnection()) {
+            assertThat(NamedLock.acquire(holder, NamedLock.name("delay_purge", holder.getCatalog(), "`delay_task`"), 0))
+                .isTrue();
+            assertThat(store.purge(Map.of(TaskStatus.SUCCEEDED, now - 50_000), 100, 1_000))
+                .as("another instance purges").isEqualTo(-1);
+        }
+        assertThat(store.purge(Map.of(TaskStatus.SUCCEEDED, now - 50_000, TaskStatus.CANCELLED, now - 50_000), 100,
+                1_000)).isEqualTo(2);
+        assertThat(store.find(ids.get(0))).isEmpty();
+        assertThat(store.find(ids.get(1))).isPresent();
+        assertThat(store.find(ids.get(2))).isPresent();
+        assertThat(store.find(ids.get(3))).isEmpty();
+    }
+
+    /**
+     * A pool can hand out connections without auto-commit ({@code spring.datasource.hikari.auto-commit=false}, as some
+     * JPA setups do). A schedule, reschedule or cancel outside a transaction must still have committed when it
+     * returns, not be rolled back when the pool takes the connection back.
+     */
+    @Test
+    void writesOutsideATransactionCommitOnAPoolWithoutAutoCommit() {
+        try (HikariDataSource manual = new HikariDataSource()) {
+            manual.setJdbcUrl(dataSource.getJdbcUrl());
+            manual.setUsername(dataSource.getUsername());
+            manual.setPassword(dataSource.getPassword());
+            manual.setMaximumPoolSize(2);
+            manual.setAutoCommit(false);
+            JdbcTaskStore onManual = new JdbcTaskStore(manual, "delay_task");
+            try {
+                long plain = onManual.insert(List.of(new NewTask("manual", null, "\"p\"", now + 60_000,
+                        TaskStatus.SCHEDULED, null)), now).get(0).id();
+                long keyed = onManual.insert(List.of(new NewTask("manual", "k", "\"p\"", now + 60_000,
+                        TaskStatus.SCHEDULED, null)), now).get(0).id();
+                assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM delay_task WHERE task_type = 'manual'",
+                        Integer.class)).as("scheduled").isEqualTo(2);
+
+                assertThat(onManual.reschedule(plain, now + 90_000, TaskStatus.SCHEDULED, now)).isTrue();
+                assertThat(jdbc.queryForObject("SELECT due_at FROM delay_task WHERE id = ?", Long.class, plain))
+                    .as("rescheduled").isEqualTo(now + 90_000);
+                assertThat(onManual.cancel(keyed, now)).contains("manual");
+                assertThat(status(keyed)).as("cancelled").isEqualTo("CANCELLED");
+            }
+            finally {
+                onManual.close();
+            }
+        }
+    }
+
+    private static int attempts(long id) {
+        return jdbc.queryForObject("SELECT attempts FROM delay_task WHERE id = ?", Integer.class, id);
+    }
+
+    private static String status(long id) {
+        return jdbc.queryForObject("SELECT status FROM delay_task WHERE id = ?", String.class, id);
+    }
+
+}

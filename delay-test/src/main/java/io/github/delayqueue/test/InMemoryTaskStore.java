@@ -1,0 +1,543 @@
+package io.github.delayqueue.test;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+import io.github.delayqueue.api.TaskStatus;
+import io.github.delayqueue.api.TaskView;
+import io.github.delayqueue.store.ClaimId;
+import io.github.delayqueue.store.ClaimedTask;
+import io.github.delayqueue.store.Completion;
+import io.github.delayqueue.store.DueTask;
+import io.github.delayqueue.store.ExpiredLease;
+import io.github.delayqueue.store.InsertedTask;
+import io.github.delayqueue.store.Lease;
+import io.github.delayqueue.store.NewTask;
+import io.github.delayqueue.store.TaskStore;
+import io.github.delayqueue.store.TaskTable;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DataIntegrityViolationException;
+
+/**
+ * {@link TaskStore} in memory, for tests that need a store but no database: the compare-and-set rules of
+ * {@link JdbcTaskStore}, to which {@link TaskStoreContract} holds both. One lock guards the table, so every call is
+ * one atomic step, as the database's transaction makes it, and a claim never meets a row another claim has locked
+ * (nothing here is left for {@code SKIP LOCKED} to skip). Ids count up from 1 as an auto-increment column's do.
+ * <p>
+ * The store's clock, the database's in the real one, is the {@link Clock} given: a {@link SettableClock} when a test
+ * moves time. Every other method takes its time as an argument, as the interface says, so a test that passes its own
+ * times needs no clock at all. Like the table's columns, it refuses a type, key or payload that is too long or
+ * missing, with the exception Spring makes of the database's refusal, and then stores nothing of the call.
+ */
+public class InMemoryTaskStore implements TaskStore {
+
+    private static final Comparator<Row> DUE_ORDER = Comparator.comparingLong((Row row) -> row.dueAt)
+        .thenComparingLong(row -> row.id);
+
+    private final Object lock = new Object();
+
+    private final NavigableMap<Long, Row> rows = new TreeMap<>();
+
+    private final Map<Identity, Long> idsByKey = new HashMap<>();
+
+    /** Stands for the database's named purge lock: one purge at a time. */
+    private final AtomicBoolean purging = new AtomicBoolean();
+
+    private final Clock clock;
+
+    private long lastId;
+
+    public InMemoryTaskStore() {
+        this(Clock.systemUTC());
+    }
+
+    public InMemoryTaskStore(Clock clock) {
+        this.clock = clock;
+    }
+
+    // --- insert ---------------------------------------------------------------------------------------------
+
+    @Override
+    public List<InsertedTask> insert(List<NewTask> tasks, long now) {
+        synchronized (lock) {
+            tasks.forEach(InMemoryTaskStore::refuseWhatTheColumnsWould); // before anything is stored
+            List<InsertedTask> inserted = new ArrayList<>(tasks.size());
+            for (NewTask task : tasks) {
+                Long existing = task.key() == null ? null : idsByKey.get(new Identity(task.type(), task.key()));
+                if (existing != null) {
+                    Row row = rows.get(existing);
+                    inserted.add(new InsertedTask(row.id, false, row.status, row.dueAt));
+                    continue;
+                }
+                Row row = new Row(++lastId, task, now);
+                rows.put(row.id, row);
+                if (row.key != null) {
+                    idsByKey.put(new Identity(row.type, row.key), row.id);
+                }
+                inserted.add(new InsertedTask(row.id, true, row.status, row.dueAt));
+            }
+            return inserted;
+        }
+    }
+
+    private static void refuseWhatTheColumnsWould(NewTask task) {
+        refuseIfLonger("task_type", task.type(), TaskTable.MAX_TYPE_LENGTH);
+        if (task.key() != null) {
+            refuseIfLonger("task_key", task.key(), TaskTable.MAX_KEY_LENGTH);
+        }
+        if (task.payload() == null || task.status() == null) {
+            throw new DataIntegrityViolationException("Column 'payload' or 'status' cannot be null");
+        }
+        if (TaskTable.payloadBytes(task.payload()) > TaskTable.MAX_PAYLOAD_BYTES) {
+            throw new DataIntegrityViolationException("Data too long for column 'payload'");
+        }
+    }
+
+    private static void refuseIfLonger(String column, @Nullable String value, int maxCharacters) {
+        if (value == null) {
+            throw new DataIntegrityViolationException("Column '" + column + "' cannot be null");
+        }
+        if (value.codePointCount(0, value.length()) > maxCharacters) {
+            throw new DataIntegrityViolationException("Data too long for column '" + column + "'");
+        }
+    }
+
+    // --- claim ----------------------------------------------------------------------------------------------
+
+    @Override
+    public List<ClaimedTask> claimDue(TaskStatus status, long dueBy, int limit, Lease lease) {
+        if (!status.isPending()) {
+            throw new IllegalArgumentException("Only pending tasks can be claimed, not " + status);
+        }
+        if (limit <= 0) {
+            return List.of();
+        }
+        synchronized (lock) {
+            return select(row -> row.status == status && row.dueAt <= dueBy, DUE_ORDER, limit).stream()
+                .map(row -> row.claim(lease))
+                .toList();
+        }
+    }
+
+    @Override
+    public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Lease lease) {
+        synchronized (lock) {
+            List<ClaimedTask> claimed = new ArrayList<>();
+            for (long id : new TreeSet<>(ids)) {
+                Row row = rows.get(id);
+                if (row != null && row.status.isPending() && row.dueAt <= dueBy) {
+                    claimed.add(row.claim(lease));
+                }
+            }
+            return claimed;
+        }
+    }
+
+    @Override
+    public List<ClaimedTask> claimedBy(String owner, long leaseAfter) {
+        synchronized (lock) {
+            return select(row -> row.status == TaskStatus.RUNNING && owner.equals(row.owner)
+                    && row.leaseUntil != null && row.leaseUntil > leaseAfter && row.startedAt == null, null,
+                    Integer.MAX_VALUE).stream().map(Row::claimed).toList();
+        }
+    }
+
+    // --- start, finish, leases, release ----------------------------------------------------------------------
+
+    @Override
+    public int markStarted(Collection<ClaimId> started, long now) {
+        synchronized (lock) {
+            int marked = 0;
+            for (ClaimId claim : new LinkedHashSet<>(started)) {
+                Row row = held(claim);
+                if (row != null && row.startedAt == null) {
+                    row.attempts++;
+                    row.startedAt = now;
+                    marked++;
+                }
+            }
+            return marked;
+        }
+    }
+
+    @Override
+    public void finish(List<Completion> completions, long now) {
+        synchronized (lock) {
+            write(completions, now);
+        }
+    }
+
+    /** Successes first, then retries, then dead letters, as the database store sends them. */
+    private void write(List<Completion> completions, long now) {
+        for (Completion completion : completions) {
+            Row row = held(completion.claimId());
+            if (completion instanceof Completion.Succeeded && row != null) {
+                row.status = TaskStatus.SUCCEEDED;
+                row.leaseUntil = null;
+                if (row.startedAt == null) { // its start was in the same batch, or never written
+                    row.attempts++;
+                    row.startedAt = now;
+                }
+                row.updatedAt = now;
+            }
+        }
+        for (Completion completion : completions) {
+            Row row = held(completion.claimId());
+            if (completion instanceof Completion.Retry retry && row != null) {
+                row.status = retry.status();
+                row.dueAt = retry.dueAt();
+                row.owner = null;
+                row.leaseUntil = null;
+                row.startedAt = null;
+                row.attempts = retry.attempts();
+                row.lastError = TaskTable.fitError(retry.error());
+                row.updatedAt = now;
+            }
+        }
+        for (Completion completion : completions) {
+            Row row = held(completion.claimId());
+            if (completion instanceof Completion.Failed failed && row != null) {
+                row.status = TaskStatus.FAILED;
+                row.leaseUntil = null;
+                row.attempts = failed.attempts();
+                row.lastError = TaskTable.fitError(failed.error());
+                row.updatedAt = now;
+            }
+        }
+    }
+
+    @Override
+    public Set<ClaimId> extendLeases(Collection<ClaimId> held, long leaseUntil) {
+        synchronized (lock) {
+            Set<ClaimId> renewed = new HashSet<>();
+            for (ClaimId claim : held) {
+                Row row = held(claim);
+                if (row != null) {
+                    row.leaseUntil = leaseUntil; // updated_at stays: it says when the status changed
+                    renewed.add(claim);
+                }
+            }
+            return renewed;
+        }
+    }
+
+    @Override
+    public void release(Map<ClaimId, TaskStatus> statusByClaim, long now) {
+        synchronized (lock) {
+            statusByClaim.forEach((claim, status) -> {
+                Row row = held(claim);
+                if (row != null && row.startedAt == null) {
+                    row.status = status;
+                    row.owner = null;
+                    row.leaseUntil = null;
+                    row.updatedAt = now;
+                }
+            });
+        }
+    }
+
+    @Override
+    public List<Completion> recoverExpiredLeases(long now, int limit, Function<ExpiredLease, Completion> decision) {
+        synchronized (lock) {
+            List<Row> expired = select(row -> row.status == TaskStatus.RUNNING
+                    && (row.leaseUntil == null || row.leaseUntil < now), null, limit);
+            List<Completion> decided = new ArrayList<>(expired.size());
+            for (Row row : expired) {
+                decided.add(decision.apply(new ExpiredLease(row.id, row.type, row.owner, row.dueAt, row.attempts,
+                        row.maxAttempts, row.claims, row.startedAt != null)));
+            }
+            // all decided before anything is written: a decision that throws leaves every row as it was
+            write(decided, now);
+            return decided;
+        }
+    }
+
+    // --- migration and index rebuild --------------------------------------------------------------------------
+
+    @Override
+    public List<DueTask> migrate(long dueBy, int limit, long now) {
+        synchronized (lock) {
+            List<Row> due = select(row -> row.status == TaskStatus.SCHEDULED && row.dueAt <= dueBy, DUE_ORDER,
+                    limit);
+            List<DueTask> tasks = due.stream().map(row -> new DueTask(row.id, row.dueAt)).toList();
+            if (tasks.isEmpty()) {
+                return tasks;
+            }
+            for (Row row : due) {
+                if (row.status == TaskStatus.SCHEDULED) {
+                    row.status = TaskStatus.QUEUED;
+                    row.updatedAt = now;
+                }
+            }
+            return tasks;
+        }
+    }
+
+    @Override
+    public List<DueTask> pending(TaskStatus status, DueTask after, int limit) {
+        synchronized (lock) {
+            return select(row -> row.status == status
+                    && (row.dueAt > after.dueAt() || row.dueAt == after.dueAt() && row.id > after.id()), DUE_ORDER,
+                    limit).stream().map(row -> new DueTask(row.id, row.dueAt)).toList();
+        }
+    }
+
+    @Override
+    public List<DueTask> pendingAmong(Collection<Long> ids) {
+        synchronized (lock) {
+            Set<Long> wanted = new HashSet<>(ids);
+            return select(row -> wanted.contains(row.id) && row.status.isPending(), null, Integer.MAX_VALUE).stream()
+                .map(row -> new DueTask(row.id, row.dueAt))
+                .toList();
+        }
+    }
+
+    @Override
+    public OptionalLong nextDue(TaskStatus status) {
+        synchronized (lock) {
+            return rows.values().stream().filter(row -> row.status == status).mapToLong(row -> row.dueAt).min();
+        }
+    }
+
+    // --- user operations --------------------------------------------------------------------------------------
+
+    @Override
+    public Optional<String> cancel(long id, long now) {
+        synchronized (lock) {
+            Row row = rows.get(id);
+            if (row == null || !row.status.isPending()) {
+                return Optional.empty();
+            }
+            row.cancel(now);
+            return Optional.of(row.type);
+        }
+    }
+
+    @Override
+    public OptionalLong cancel(String type, String key, long now) {
+        synchronized (lock) {
+            Long id = idsByKey.get(new Identity(type, key));
+            if (id == null || !rows.get(id).status.isPending()) {
+                return OptionalLong.empty();
+            }
+            rows.get(id).cancel(now);
+            return OptionalLong.of(id);
+        }
+    }
+
+    @Override
+    public boolean reschedule(long id, long dueAt, TaskStatus status, long now) {
+        synchronized (lock) {
+            Row row = rows.get(id);
+            if (row == null || !row.status.isPending()) {
+                return false;
+            }
+            row.dueAt = dueAt;
+            row.status = status;
+            row.updatedAt = now;
+            return true;
+        }
+    }
+
+    @Override
+    public Optional<TaskView> find(long id) {
+        synchronized (lock) {
+            return Optional.ofNullable(rows.get(id)).map(Row::view);
+        }
+    }
+
+    @Override
+    public Optional<TaskView> find(String type, String key) {
+        synchronized (lock) {
+            return Optional.ofNullable(idsByKey.get(new Identity(type, key))).map(rows::get).map(Row::view);
+        }
+    }
+
+    /** Every task, by id: for tests that look at the whole table. */
+    public List<TaskView> all() {
+        synchronized (lock) {
+            return rows.values().stream().map(Row::view).toList();
+        }
+    }
+
+    // --- clock and purge --------------------------------------------------------------------------------------
+
+    @Override
+    public long currentTimeMillis() {
+        return Math.floorDiv(currentTimeMicros(), 1000);
+    }
+
+    @Override
+    public long currentTimeMicros() {
+        Instant now = clock.instant();
+        return Math.addExact(Math.multiplyExact(now.getEpochSecond(), 1_000_000L), now.getNano() / 1_000);
+    }
+
+    /** Statement by statement, as the database store deletes: each batch is one step, and other calls go between. */
+    @Override
+    public long purge(Map<TaskStatus, Long> changedBefore, int batchSize, long budgetMillis) {
+        if (!purging.compareAndSet(false, true)) {
+            return -1;
+        }
+        try {
+            long total = 0;
+            long deadline = System.nanoTime() + budgetMillis * 1_000_000;
+            for (Map.Entry<TaskStatus, Long> cutoff : changedBefore.entrySet()) {
+                int deleted;
+                do {
+                    deleted = deleteOldest(cutoff.getKey(), cutoff.getValue(), batchSize);
+                    total += deleted;
+                }
+                while (deleted == batchSize && System.nanoTime() < deadline);
+            }
+            return total;
+        }
+        finally {
+            purging.set(false);
+        }
+    }
+
+    private int deleteOldest(TaskStatus status, long changedBefore, int batchSize) {
+        synchronized (lock) {
+            List<Row> old = select(row -> row.status == status && row.updatedAt < changedBefore,
+                    Comparator.comparingLong((Row row) -> row.updatedAt).thenComparingLong(row -> row.id), batchSize);
+            for (Row row : old) {
+                rows.remove(row.id);
+                if (row.key != null) {
+                    idsByKey.remove(new Identity(row.type, row.key));
+                }
+            }
+            return old.size();
+        }
+    }
+
+    /**
+     * Holds the purge lock as another instance's purge would, until closed: meanwhile {@link #purge} answers -1.
+     */
+    public AutoCloseable holdPurgeLock() {
+        if (!purging.compareAndSet(false, true)) {
+            throw new IllegalStateException("A purge is running");
+        }
+        return () -> purging.set(false);
+    }
+
+    // --- for the inspector ------------------------------------------------------------------------------------
+
+    /** Runs {@code work} on the rows, by id, under the table's lock: reads and writes of the in-memory inspector. */
+    <T> T locked(Function<Collection<Row>, T> work) {
+        synchronized (lock) {
+            return work.apply(rows.values());
+        }
+    }
+
+    // --- helpers ----------------------------------------------------------------------------------------------
+
+    /** The rows matching {@code filter}, in {@code order} (by id when {@code null}), at most {@code limit}. */
+    private List<Row> select(Predicate<Row> filter, @Nullable Comparator<Row> order, int limit) {
+        var stream = rows.values().stream().filter(filter);
+        if (order != null) {
+            stream = stream.sorted(order);
+        }
+        return stream.limit(Math.max(0, limit)).toList();
+    }
+
+    /** The row while this claim holds it: {@code RUNNING} under that claim number, else {@code null}. */
+    private @Nullable Row held(ClaimId claim) {
+        Row row = rows.get(claim.id());
+        return row != null && row.status == TaskStatus.RUNNING && row.claims == claim.claim() ? row : null;
+    }
+
+    private record Identity(String type, String key) {
+    }
+
+    /** One row of the task table, with its columns; changed only under the table's lock. */
+    static final class Row {
+
+        final long id;
+
+        final String type;
+
+        final @Nullable String key;
+
+        final String payload;
+
+        long dueAt;
+
+        TaskStatus status;
+
+        int attempts;
+
+        final @Nullable Integer maxAttempts;
+
+        long claims;
+
+        @Nullable String owner;
+
+        @Nullable Long leaseUntil;
+
+        @Nullable Long startedAt;
+
+        @Nullable String lastError;
+
+        final long createdAt;
+
+        long updatedAt;
+
+        Row(long id, NewTask task, long now) {
+            this.id = id;
+            this.type = task.type();
+            this.key = task.key();
+            this.payload = task.payload();
+            this.dueAt = task.dueAt();
+            this.status = task.status();
+            this.maxAttempts = task.maxAttempts();
+            this.createdAt = now;
+            this.updatedAt = now;
+        }
+
+        /** Moves the row to {@code RUNNING} under the next claim number; the attempt counts when it starts. */
+        ClaimedTask claim(Lease lease) {
+            status = TaskStatus.RUNNING;
+            owner = lease.owner();
+            leaseUntil = lease.until();
+            claims++;
+            startedAt = null;
+            updatedAt = lease.now();
+            return claimed();
+        }
+
+        ClaimedTask claimed() {
+            return new ClaimedTask(id, type, key, payload, dueAt, attempts + 1, maxAttempts, createdAt, claims);
+        }
+
+        void cancel(long now) {
+            status = TaskStatus.CANCELLED;
+            owner = null;
+            leaseUntil = null;
+            updatedAt = now;
+        }
+
+        TaskView view() {
+            return new TaskView(id, type, key, status, Instant.ofEpochMilli(dueAt), attempts, maxAttempts, lastError,
+                    Instant.ofEpochMilli(createdAt), Instant.ofEpochMilli(updatedAt));
+        }
+    }
+}

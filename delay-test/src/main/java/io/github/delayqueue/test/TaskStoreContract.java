@@ -1,0 +1,775 @@
+package io.github.delayqueue.test;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import io.github.delayqueue.api.TaskStatus;
+import io.github.delayqueue.api.TaskView;
+import io.github.delayqueue.store.ClaimId;
+import io.github.delayqueue.store.ClaimedTask;
+import io.github.delayqueue.store.Completion;
+import io.github.delayqueue.store.DueTask;
+import io.github.delayqueue.store.ExpiredLease;
+import io.github.delayqueue.store.InsertedTask;
+import io.github.delayqueue.store.Lease;
+import io.github.delayqueue.store.NewTask;
+import io.github.delayqueue.store.TaskStore;
+import io.github.delayqueue.store.TaskTable;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.dao.DataIntegrityViolationException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+/**
+ * What every {@link TaskStore} must do, whatever holds the rows: the rules the engine builds "at least once", "a claim
+ * is one process's" and "an attempt counts only if its handler started" on (README, Guarantees). A subclass gives a
+ * store on an empty table before each test; {@code JdbcTaskStoreContractIT} runs these on MariaDB or MySQL,
+ * {@code InMemoryTaskStoreTest} on {@link InMemoryTaskStore}, so the fake the engine's unit tests use is held to the
+ * same rules as the real store. Times are passed in, as the interface asks, from a fixed {@link #T0}.
+ */
+public abstract class TaskStoreContract {
+
+    /** The time every test starts at, epoch milliseconds. */
+    protected static final long T0 = 1_750_000_000_000L;
+
+    protected TaskStore store;
+
+    /** A store on an empty table. */
+    protected abstract TaskStore createStore();
+
+    /**
+     * Another instance's store on the same table (an engine holds one per process). The same object will do for a
+     * store whose calls do not wait for each other.
+     */
+    protected TaskStore anotherInstance() {
+        return store;
+    }
+
+    /** Holds the purge lock, as another instance's purge does, until closed. */
+    protected abstract AutoCloseable purgeElsewhere() throws Exception;
+
+    /** What the store's clock (the database's) reads now, epoch milliseconds, as the test knows it. */
+    protected abstract long expectedStoreTime();
+
+    @BeforeEach
+    void emptyTable() {
+        store = createStore();
+    }
+
+    // --- insert -----------------------------------------------------------------------------------------------
+
+    @Test
+    void insertStoresEveryFieldAndAnswersInInputOrder() {
+        List<InsertedTask> inserted = store.insert(List.of(task("a", null, T0 + 10, TaskStatus.SCHEDULED, null),
+                task("b", "k", T0 + 20, TaskStatus.QUEUED, 5), task("c", null, T0 - 5, TaskStatus.QUEUED, null)),
+                T0);
+
+        assertThat(inserted).extracting(InsertedTask::created).containsExactly(true, true, true);
+        assertThat(inserted).extracting(InsertedTask::status)
+            .containsExactly(TaskStatus.SCHEDULED, TaskStatus.QUEUED, TaskStatus.QUEUED);
+        assertThat(inserted).extracting(InsertedTask::dueAt).containsExactly(T0 + 10, T0 + 20, T0 - 5);
+        assertThat(inserted).extracting(InsertedTask::id).doesNotHaveDuplicates();
+        TaskView b = view(inserted.get(1).id());
+        assertThat(b).isEqualTo(new TaskView(inserted.get(1).id(), "b", "k", TaskStatus.QUEUED,
+                Instant.ofEpochMilli(T0 + 20), 0, 5, null, Instant.ofEpochMilli(T0), Instant.ofEpochMilli(T0)));
+        assertThat(store.find("b", "k")).contains(b);
+        assertThat(view(inserted.get(0).id()).key()).isNull();
+    }
+
+    @Test
+    void aKeyedInsertOfATakenKeyReturnsTheTaskThatIsThereAndChangesNothing() {
+        long id = insert(task("t", "k", T0 + 1_000, TaskStatus.SCHEDULED, null));
+
+        InsertedTask again = store.insert(List.of(task("t", "k", T0 + 5, TaskStatus.QUEUED, 3)), T0 + 100).get(0);
+
+        assertThat(again).isEqualTo(new InsertedTask(id, false, TaskStatus.SCHEDULED, T0 + 1_000));
+        TaskView stored = view(id);
+        assertThat(stored.dueAt()).isEqualTo(Instant.ofEpochMilli(T0 + 1_000));
+        assertThat(stored.maxAttempts()).isNull();
+        assertThat(stored.updatedAt()).isEqualTo(Instant.ofEpochMilli(T0));
+    }
+
+    @Test
+    void theSameKeyTwiceInOneCallIsOneTaskCreatedOnce() {
+        List<InsertedTask> inserted = store.insert(List.of(task("t", "k", T0 + 1, TaskStatus.SCHEDULED, null),
+                task("t", "other", T0 + 2, TaskStatus.SCHEDULED, null),
+                task("t", "k", T0 + 3, TaskStatus.QUEUED, null)), T0);
+
+        assertThat(inserted.get(2).id()).isEqualTo(inserted.get(0).id());
+        assertThat(inserted).extracting(InsertedTask::created).containsExactly(true, true, false);
+        assertThat(inserted.get(2).dueAt()).as("the stored task's").isEqualTo(T0 + 1);
+    }
+
+    @Test
+    void keysAreUniquePerTypeOnly() {
+        List<InsertedTask> inserted = store.insert(List.of(task("t1", "k", T0, TaskStatus.SCHEDULED, null),
+                task("t2", "k", T0, TaskStatus.SCHEDULED, null)), T0);
+
+        assertThat(inserted).extracting(InsertedTask::created).containsExactly(true, true);
+        assertThat(inserted.get(0).id()).isNotEqualTo(inserted.get(1).id());
+    }
+
+    /** The key says "this task", not "this pending task": scheduling it again after it ran changes nothing. */
+    @Test
+    void aFinishedTaskKeepsItsKeyUntilThePurgeDeletesIt() {
+        long id = insert(task("t", "k", T0, TaskStatus.SCHEDULED, null));
+        ClaimedTask claimed = store.claimIds(List.of(id), T0, lease("a", T0 + 30_000)).get(0);
+        store.finish(List.of(new Completion.Succeeded(id, claimed.claim())), T0 + 10);
+
+        assertThat(store.insert(List.of(task("t", "k", T0 + 50, TaskStatus.SCHEDULED, null)), T0 + 20))
+            .containsExactly(new InsertedTask(id, false, TaskStatus.SUCCEEDED, T0));
+
+        assertThat(store.purge(Map.of(TaskStatus.SUCCEEDED, T0 + 11), 100, 10_000)).isEqualTo(1);
+        InsertedTask fresh = store.insert(List.of(task("t", "k", T0 + 50, TaskStatus.SCHEDULED, null)), T0 + 30)
+            .get(0);
+        assertThat(fresh.created()).isTrue();
+        assertThat(fresh.id()).isNotEqualTo(id);
+    }
+
+    /** What {@code InsertBatcher} relies on: a refusal for content, so each caller's rows can be written alone. */
+    @Test
+    void aRowTheTableRefusesFailsTheWholeCallAndStoresNothingOfIt() {
+        List<NewTask> tasks = List.of(task("ok", "k1", T0, TaskStatus.SCHEDULED, null),
+                task("ok", null, T0, TaskStatus.SCHEDULED, null),
+                task("x".repeat(TaskTable.MAX_TYPE_LENGTH + 1), null, T0, TaskStatus.SCHEDULED, null));
+
+        assertThatExceptionOfType(DataIntegrityViolationException.class).isThrownBy(() -> store.insert(tasks, T0));
+
+        assertThat(store.find("ok", "k1")).isEmpty();
+        assertThat(store.pending(TaskStatus.SCHEDULED, new DueTask(0, Long.MIN_VALUE), 10)).isEmpty();
+    }
+
+    @Test
+    void concurrentInsertsOfOneKeyAllGetTheOneTask() throws Exception {
+        List<List<InsertedTask>> rounds = raceForOneKey("race");
+        for (int round = 0; round < rounds.size(); round++) {
+            assertThat(rounds.get(round)).extracting(InsertedTask::id).as("round %d", round)
+                .containsOnly(store.find("race", "k" + round).orElseThrow().id());
+        }
+    }
+
+    /**
+     * And only one of them is told it created it; the others are told it existed, so the queue counts one scheduled
+     * task, not one per caller (its {@code scheduled} event, the {@code delay.tasks.scheduled} counter).
+     */
+    @Test
+    protected void ofConcurrentInsertsOfOneKeyOneIsToldItCreatedTheTask() throws Exception {
+        List<List<InsertedTask>> rounds = raceForOneKey("race");
+        for (int round = 0; round < rounds.size(); round++) {
+            assertThat(rounds.get(round)).filteredOn(InsertedTask::created).as("round %d: created", round).hasSize(1);
+        }
+    }
+
+    /** Rounds of four instances inserting one key of {@code type} at once: the answers of each round. */
+    private List<List<InsertedTask>> raceForOneKey(String type) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<TaskStore> instances = List.of(store, anotherInstance(), anotherInstance(), anotherInstance());
+            List<List<InsertedTask>> rounds = new ArrayList<>();
+            for (int round = 0; round < 20; round++) {
+                NewTask task = task(type, "k" + round, T0, TaskStatus.SCHEDULED, null);
+                CountDownLatch go = new CountDownLatch(1);
+                List<Future<InsertedTask>> results = new ArrayList<>();
+                for (TaskStore instance : instances) {
+                    results.add(pool.submit(() -> {
+                        go.await();
+                        return instance.insert(List.of(task), T0).get(0);
+                    }));
+                }
+                go.countDown();
+                List<InsertedTask> answers = new ArrayList<>();
+                for (Future<InsertedTask> result : results) {
+                    answers.add(result.get(30, TimeUnit.SECONDS));
+                }
+                rounds.add(answers);
+            }
+            return rounds;
+        }
+        finally {
+            pool.shutdownNow();
+        }
+    }
+
+    // --- claim ------------------------------------------------------------------------------------------------
+
+    @Test
+    void claimDueTakesDueTasksOfOneStatusEarliestFirstUpToTheLimit() {
+        long second = insert(task("t", "k", T0 - 1, TaskStatus.SCHEDULED, 4));
+        long first = insert(task("t", null, T0 - 3, TaskStatus.SCHEDULED, null));
+        long notDue = insert(task("t", null, T0 + 1, TaskStatus.SCHEDULED, null));
+        long otherTier = insert(task("t", null, T0 - 5, TaskStatus.QUEUED, null));
+
+        List<ClaimedTask> one = store.claimDue(TaskStatus.SCHEDULED, T0, 1, lease("a", T0 + 30_000));
+        List<ClaimedTask> rest = store.claimDue(TaskStatus.SCHEDULED, T0, 10, lease("a", T0 + 30_000));
+
+        assertThat(one).extracting(ClaimedTask::id).containsExactly(first);
+        assertThat(rest).extracting(ClaimedTask::id).containsExactly(second);
+        assertThat(rest.get(0)).isEqualTo(new ClaimedTask(second, "t", "k", "\"p\"", T0 - 1, 1, 4, T0, 1));
+        assertThat(view(first).status()).isEqualTo(TaskStatus.RUNNING);
+        assertThat(view(first).attempts()).as("counted when its handler starts").isZero();
+        assertThat(view(notDue).status()).isEqualTo(TaskStatus.SCHEDULED);
+        assertThat(view(otherTier).status()).isEqualTo(TaskStatus.QUEUED);
+        assertThat(store.claimDue(TaskStatus.SCHEDULED, T0, 0, lease("a", T0 + 30_000))).isEmpty();
+    }
+
+    @Test
+    void aRunningTaskIsNotClaimedAgain() {
+        long id = insert(task("t", null, T0, TaskStatus.QUEUED, null));
+        assertThat(store.claimDue(TaskStatus.QUEUED, T0, 10, lease("a", T0 + 30_000))).hasSize(1);
+
+        assertThat(store.claimDue(TaskStatus.QUEUED, T0, 10, lease("b", T0 + 30_000))).isEmpty();
+        assertThat(store.claimIds(List.of(id), T0, lease("b", T0 + 30_000))).isEmpty();
+    }
+
+    @Test
+    void claimIdsTakesThoseOfTheIdsThatArePendingAndDue() {
+        long scheduled = insert(task("t", null, T0 - 1, TaskStatus.SCHEDULED, null));
+        long queued = insert(task("t", null, T0, TaskStatus.QUEUED, null));
+        long notDue = insert(task("t", null, T0 + 1, TaskStatus.QUEUED, null));
+        long cancelled = insert(task("t", null, T0, TaskStatus.QUEUED, null));
+        store.cancel(cancelled, T0);
+
+        List<ClaimedTask> claimed = store.claimIds(List.of(scheduled, queued, notDue, cancelled, 999_999L), T0,
+                lease("a", T0 + 30_000));
+
+        assertThat(claimed).extracting(ClaimedTask::id).containsExactlyInAnyOrder(scheduled, queued);
+        assertThat(view(notDue).status()).isEqualTo(TaskStatus.QUEUED);
+        assertThat(view(cancelled).status()).isEqualTo(TaskStatus.CANCELLED);
+        assertThat(store.claimIds(List.of(), T0, lease("a", T0 + 30_000))).isEmpty();
+    }
+
+    @Test
+    void concurrentClaimersTakeDisjointTasksAndTogetherTakeAll() throws Exception {
+        Set<Long> ids = new HashSet<>();
+        List<NewTask> tasks = new ArrayList<>();
+        for (int i = 0; i < 1_000; i++) {
+            tasks.add(task("t", null, T0 - i % 7, TaskStatus.SCHEDULED, null));
+        }
+        store.insert(tasks, T0).forEach(task -> ids.add(task.id()));
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Callable<List<Long>>> claimers = new ArrayList<>();
+            for (int c = 0; c < 4; c++) {
+                TaskStore instance = anotherInstance();
+                Lease lease = lease("owner-" + c, T0 + 30_000);
+                claimers.add(() -> {
+                    List<Long> mine = new ArrayList<>();
+                    List<ClaimedTask> batch;
+                    do {
+                        batch = instance.claimDue(TaskStatus.SCHEDULED, T0, 25, lease);
+                        batch.forEach(task -> mine.add(task.id()));
+                    }
+                    while (!batch.isEmpty());
+                    return mine;
+                });
+            }
+            List<Long> all = new ArrayList<>();
+            for (Future<List<Long>> claimer : pool.invokeAll(claimers, 60, TimeUnit.SECONDS)) {
+                all.addAll(claimer.get());
+            }
+            assertThat(all).doesNotHaveDuplicates();
+            assertThat(new HashSet<>(all)).isEqualTo(ids);
+        }
+        finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aClaimAndACancelRacingForOneTaskHaveExactlyOneWinner() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            TaskStore claimer = anotherInstance();
+            for (int round = 0; round < 50; round++) {
+                long id = insert(task("race", null, T0, TaskStatus.QUEUED, null));
+                CountDownLatch go = new CountDownLatch(1);
+                Future<List<ClaimedTask>> claimed = pool.submit(() -> {
+                    go.await();
+                    return claimer.claimIds(List.of(id), T0, lease("a", T0 + 30_000));
+                });
+                Future<Optional<String>> cancelled = pool.submit(() -> {
+                    go.await();
+                    return store.cancel(id, T0);
+                });
+                go.countDown();
+                boolean claimWon = !claimed.get(30, TimeUnit.SECONDS).isEmpty();
+                boolean cancelWon = cancelled.get(30, TimeUnit.SECONDS).isPresent();
+                assertThat(claimWon ^ cancelWon).as("round %d: claim %s, cancel %s", round, claimWon, cancelWon)
+                    .isTrue();
+                assertThat(view(id).status()).isEqualTo(claimWon ? TaskStatus.RUNNING : TaskStatus.CANCELLED);
+            }
+        }
+        finally {
+            pool.shutdownNow();
+        }
+    }
+
+    // --- start and finish -------------------------------------------------------------------------------------
+
+    @Test
+    void anAttemptCountsOnceWhenItsHandlerStarts() {
+        ClaimedTask claimed = claimOne(task("t", null, T0, TaskStatus.QUEUED, null), "a");
+        assertThat(claimed.attempt()).isEqualTo(1);
+
+        store.markStarted(List.of(claimed.claimId()), T0 + 1);
+        store.markStarted(List.of(claimed.claimId()), T0 + 2); // a write retried after a lost answer
+
+        assertThat(view(claimed.id()).attempts()).isEqualTo(1);
+        assertThat(view(claimed.id()).updatedAt()).as("the status did not change")
+            .isEqualTo(Instant.ofEpochMilli(T0));
+    }
+
+    /** The result writer sends a start and an end that fall in one batch as the end alone. */
+    @Test
+    void aSuccessCountsItsAttemptOnceWithOrWithoutItsStart() {
+        ClaimedTask unstarted = claimOne(task("t", null, T0, TaskStatus.QUEUED, null), "a");
+        ClaimedTask started = claimOne(task("t", null, T0, TaskStatus.QUEUED, null), "a");
+        store.markStarted(List.of(started.claimId()), T0 + 1);
+
+        store.finish(List.of(new Completion.Succeeded(unstarted.id(), unstarted.claim()),
+                new Completion.Succeeded(started.id(), started.claim())), T0 + 5);
+
+        for (long id : List.of(unstarted.id(), started.id())) {
+            assertThat(view(id).status()).isEqualTo(TaskStatus.SUCCEEDED);
+            assertThat(view(id).attempts()).isEqualTo(1);
+            assertThat(view(id).updatedAt()).as("when it finished, which the purge goes by")
+                .isEqualTo(Instant.ofEpochMilli(T0 + 5));
+        }
+    }
+
+    @Test
+    void aRetryMakesTheTaskPendingAgainUnderItsNewDueTimeAndADeadLetterKeepsItsError() {
+        ClaimedTask retried = claimOne(task("t", null, T0, TaskStatus.QUEUED, null), "a");
+        ClaimedTask failed = claimOne(task("t", null, T0, TaskStatus.QUEUED, null), "a");
+        store.markStarted(List.of(retried.claimId(), failed.claimId()), T0 + 1);
+
+        store.finish(List.of(new Completion.Retry(retried.id(), retried.claim(), TaskStatus.SCHEDULED, T0 + 10_000, 1,
+                "boom"), new Completion.Failed(failed.id(), failed.claim(), 1, "bad payload")), T0 + 5);
+
+        TaskView retry = view(retried.id());
+        assertThat(retry.status()).isEqualTo(TaskStatus.SCHEDULED);
+        assertThat(retry.dueAt()).isEqualTo(Instant.ofEpochMilli(T0 + 10_000));
+        assertThat(retry.attempts()).isEqualTo(1);
+        assertThat(retry.lastError()).isEqualTo("boom");
+        assertThat(view(failed.id()).status()).isEqualTo(TaskStatus.FAILED);
+        assertThat(view(failed.id()).lastError()).isEqualTo("bad payload");
+        assertThat(view(failed.id()).attempts()).isEqualTo(1);
+        assertThat(store.claimedBy("a", T0)).as("neither is held any more").isEmpty();
+
+        ClaimedTask again = store.claimDue(TaskStatus.SCHEDULED, T0 + 10_000, 10, lease("b", T0 + 40_000)).get(0);
+        assertThat(again.id()).isEqualTo(retried.id());
+        assertThat(again.claim()).isEqualTo(retried.claim() + 1);
+        assertThat(again.attempt()).isEqualTo(2);
+    }
+
+    @Test
+    void aLongErrorIsCutToTheColumnsLength() {
+        ClaimedTask claimed = claimOne(task("t", null, T0, TaskStatus.QUEUED, null), "a");
+        String error = "y".repeat(100) + "x".repeat(10_000);
+
+        store.finish(List.of(new Completion.Failed(claimed.id(), claimed.claim(), 1, error)), T0);
+
+        assertThat(view(claimed.id()).lastError()).startsWith("y".repeat(100))
+            .hasSizeLessThanOrEqualTo(TaskTable.MAX_ERROR_LENGTH);
+    }
+
+    @Test
+    void aFinishedClaimIsNotFinishedAgain() {
+        ClaimedTask claimed = claimOne(task("t", null, T0, TaskStatus.QUEUED, null), "a");
+        store.finish(List.of(new Completion.Succeeded(claimed.id(), claimed.claim())), T0 + 1);
+
+        store.finish(List.of(new Completion.Failed(claimed.id(), claimed.claim(), 1, "late"),
+                new Completion.Retry(claimed.id(), claimed.claim(), TaskStatus.QUEUED, T0, 1, "late")), T0 + 2);
+
+        assertThat(view(claimed.id()).status()).isEqualTo(TaskStatus.SUCCEEDED);
+        assertThat(view(claimed.id()).lastError()).isNull();
+    }
+
+    /**
+     * The fence of "a claim is one process's": once a lease ran out and another instance claimed the task, every
+     * write of the first claim (start, renewal, result, hand-back) changes nothing, and the new claim's writes work.
+     */
+    @Test
+    void theWritesOfAClaimThatWasTakenOverChangeNothing() {
+        ClaimedTask stale = store.claimIds(List.of(insert(task("t", null, T0, TaskStatus.QUEUED, null))), T0,
+                lease("a", T0 + 1_000)).get(0);
+        store.recoverExpiredLeases(T0 + 1_001, 10, expired -> new Completion.Retry(expired.id(), expired.claim(),
+                TaskStatus.QUEUED, T0 + 1_001, expired.attempts(), "lease expired"));
+        ClaimedTask current = store.claimIds(List.of(stale.id()), T0 + 1_001, lease("b", T0 + 60_000)).get(0);
+        assertThat(current.claim()).isEqualTo(stale.claim() + 1);
+
+        store.markStarted(List.of(stale.claimId()), T0 + 1_002);
+        assertThat(store.extendLeases(List.of(stale.claimId()), T0 + 90_000)).isEmpty();
+        store.release(Map.of(stale.claimId(), TaskStatus.QUEUED), T0 + 1_003);
+        store.finish(List.of(new Completion.Succeeded(stale.id(), stale.claim()),
+                new Completion.Failed(stale.id(), stale.claim(), 1, "stale")), T0 + 1_004);
+
+        assertThat(view(stale.id()).status()).isEqualTo(TaskStatus.RUNNING);
+        assertThat(view(stale.id()).attempts()).isZero();
+        assertThat(store.claimedBy("b", T0 + 1_004)).extracting(ClaimedTask::claimId)
+            .containsExactly(current.claimId());
+        assertThat(store.extendLeases(List.of(current.claimId()), T0 + 90_000)).containsExactly(current.claimId());
+        store.finish(List.of(new Completion.Succeeded(current.id(), current.claim())), T0 + 1_005);
+        assertThat(view(stale.id()).status()).isEqualTo(TaskStatus.SUCCEEDED);
+    }
+
+    @Test
+    void aBatchOfResultsWritesThoseOfTheClaimsStillHeld() {
+        ClaimedTask lost = claimOne(task("t", null, T0, TaskStatus.QUEUED, null), "a");
+        ClaimedTask held = claimOne(task("t", null, T0, TaskStatus.QUEUED, null), "a");
+        Completion forLost = new Completion.Succeeded(lost.id(), lost.claim() + 1); // a claim it never had
+
+        store.finish(List.of(forLost, new Completion.Succeeded(held.id(), held.claim())), T0 + 1);
+
+        assertThat(view(lost.id()).status()).isEqualTo(TaskStatus.RUNNING);
+        assertThat(view(held.id()).status()).isEqualTo(TaskStatus.SUCCEEDED);
+    }
+
+    // --- leases -----------------------------------------------------------------------------------------------
+
+    @Test
+    void renewalExtendsTheLeasesOfTheClaimsStillHeldAndSaysWhich() {
+        ClaimedTask first = claimOne(task("t", null, T0, TaskStatus.QUEUED, null), "a");
+        ClaimedTask finished = claimOne(task("t", null, T0, TaskStatus.QUEUED, null), "a");
+        store.finish(List.of(new Completion.Succeeded(finished.id(), finished.claim())), T0 + 1);
+
+        Set<ClaimId> renewed = store.extendLeases(List.of(first.claimId(), finished.claimId()), T0 + 90_000);
+
+        assertThat(renewed).containsExactly(first.claimId());
+        assertThat(store.recoverExpiredLeases(T0 + 60_000, 10, expired -> {
+            throw new AssertionError("nothing has expired: " + expired);
+        })).isEmpty();
+        assertThat(store.claimedBy("a", T0 + 89_999)).extracting(ClaimedTask::id).containsExactly(first.id());
+        assertThat(view(first.id()).updatedAt()).as("the status did not change").isEqualTo(Instant.ofEpochMilli(T0));
+    }
+
+    @Test
+    void recoveryTakesRunningTasksWhoseLeaseEndedAndWritesTheDecisions() {
+        ClaimedTask started = claimOne(task("s", null, T0 - 5, TaskStatus.QUEUED, 7), "a");
+        ClaimedTask unstarted = claimOne(task("u", null, T0, TaskStatus.QUEUED, null), "a");
+        long renewed = claimOne(task("r", null, T0, TaskStatus.QUEUED, null), "b").id();
+        store.markStarted(List.of(started.claimId()), T0 + 1);
+        store.extendLeases(List.of(new ClaimId(renewed, 1)), T0 + 120_000);
+
+        assertThat(store.recoverExpiredLeases(T0 + 30_000, 10, expired -> {
+            throw new AssertionError("the lease ends at, not before, " + (T0 + 30_000) + ": " + expired);
+        })).as("a lease still holds at its last millisecond").isEmpty();
+        List<ExpiredLease> seen = new ArrayList<>();
+        List<Completion> decided = store.recoverExpiredLeases(T0 + 30_001, 10, expired -> {
+            seen.add(expired);
+            return expired.started()
+                    ? new Completion.Failed(expired.id(), expired.claim(), expired.attempts(), "instance died")
+                    : new Completion.Retry(expired.id(), expired.claim(), TaskStatus.QUEUED, T0 + 30_001,
+                            expired.attempts(), "lease expired");
+        });
+
+        assertThat(seen).containsExactlyInAnyOrder(
+                new ExpiredLease(started.id(), "s", "a", T0 - 5, 1, 7, started.claim(), true),
+                new ExpiredLease(unstarted.id(), "u", "a", T0, 0, null, unstarted.claim(), false));
+        assertThat(decided).hasSize(2).allSatisfy(completion -> assertThat(completion.id()).isIn(started.id(),
+                unstarted.id()));
+        assertThat(view(started.id()).status()).isEqualTo(TaskStatus.FAILED);
+        assertThat(view(unstarted.id()).status()).isEqualTo(TaskStatus.QUEUED);
+        assertThat(view(unstarted.id()).attempts()).as("claimed, never started: not counted").isZero();
+        assertThat(view(renewed).status()).isEqualTo(TaskStatus.RUNNING);
+    }
+
+    @Test
+    void recoveryTakesAtMostTheLimitPerCall() {
+        for (int i = 0; i < 5; i++) {
+            claimOne(task("t", null, T0, TaskStatus.QUEUED, null), "a");
+        }
+
+        assertThat(store.recoverExpiredLeases(T0 + 60_000, 2, TaskStoreContract::retryNow)).hasSize(2);
+        assertThat(store.recoverExpiredLeases(T0 + 60_000, 10, TaskStoreContract::retryNow)).hasSize(3);
+        assertThat(store.recoverExpiredLeases(T0 + 60_000, 10, TaskStoreContract::retryNow)).isEmpty();
+    }
+
+    @Test
+    void aRecoveryWhoseDecisionFailsWritesNoneOfItsDecisions() {
+        ClaimedTask one = claimOne(task("t", null, T0, TaskStatus.QUEUED, null), "a");
+        ClaimedTask two = claimOne(task("t", null, T0, TaskStatus.QUEUED, null), "a");
+        List<Long> decided = new ArrayList<>();
+
+        assertThatIllegalStateException().isThrownBy(() -> store.recoverExpiredLeases(T0 + 60_000, 10, expired -> {
+            if (!decided.isEmpty()) {
+                throw new IllegalStateException("no decision for " + expired.id());
+            }
+            decided.add(expired.id());
+            return retryNow(expired);
+        }));
+
+        assertThat(view(one.id()).status()).isEqualTo(TaskStatus.RUNNING);
+        assertThat(view(two.id()).status()).isEqualTo(TaskStatus.RUNNING);
+        assertThat(store.recoverExpiredLeases(T0 + 60_000, 10, TaskStoreContract::retryNow)).hasSize(2);
+    }
+
+    /** After a claim whose answer was lost, its owner finds what it won, but never what recovery may be taking. */
+    @Test
+    void claimedByFindsAnOwnersUnstartedClaimsWithTheirLeaseAhead() {
+        ClaimedTask wanted = claimOne(task("t", "k", T0, TaskStatus.QUEUED, 2), "a");
+        ClaimedTask started = claimOne(task("t", null, T0, TaskStatus.QUEUED, null), "a");
+        store.markStarted(List.of(started.claimId()), T0 + 1);
+        long endingSoon = store.claimIds(List.of(insert(task("t", null, T0, TaskStatus.QUEUED, null))), T0,
+                lease("a", T0 + 400)).get(0).id();
+        claimOne(task("t", null, T0, TaskStatus.QUEUED, null), "b");
+
+        List<ClaimedTask> found = store.claimedBy("a", T0 + 500);
+
+        assertThat(found).containsExactly(wanted);
+        assertThat(found).extracting(ClaimedTask::id).doesNotContain(started.id(), endingSoon);
+        assertThat(store.claimedBy("c", T0)).isEmpty();
+    }
+
+    // --- hand back --------------------------------------------------------------------------------------------
+
+    @Test
+    void aHandBackMakesUnstartedClaimsPendingAgainUncounted() {
+        ClaimedTask toQueued = claimOne(task("t", null, T0, TaskStatus.SCHEDULED, null), "a");
+        ClaimedTask toScheduled = claimOne(task("t", null, T0, TaskStatus.QUEUED, null), "a");
+        ClaimedTask started = claimOne(task("t", null, T0, TaskStatus.QUEUED, null), "a");
+        store.markStarted(List.of(started.claimId()), T0 + 1);
+
+        store.release(Map.of(toQueued.claimId(), TaskStatus.QUEUED, toScheduled.claimId(), TaskStatus.SCHEDULED,
+                started.claimId(), TaskStatus.QUEUED), T0 + 2);
+
+        assertThat(view(toQueued.id()).status()).isEqualTo(TaskStatus.QUEUED);
+        assertThat(view(toScheduled.id()).status()).isEqualTo(TaskStatus.SCHEDULED);
+        assertThat(view(started.id()).status()).as("a started claim is not handed back")
+            .isEqualTo(TaskStatus.RUNNING);
+        assertThat(view(toQueued.id()).attempts()).isZero();
+        assertThat(store.claimedBy("a", T0)).as("no longer a's").isEmpty();
+        List<ClaimedTask> again = store.claimIds(List.of(toQueued.id(), toScheduled.id()), T0,
+                lease("b", T0 + 30_000));
+        assertThat(again).extracting(ClaimedTask::claim).containsOnly(2L);
+        assertThat(again).extracting(ClaimedTask::attempt).containsOnly(1);
+    }
+
+    // --- migration and index rebuild --------------------------------------------------------------------------
+
+    @Test
+    void migrationMarksDueScheduledTasksQueuedEarliestFirst() {
+        long later = insert(task("t", null, T0 + 200, TaskStatus.SCHEDULED, null));
+        long first = insert(task("t", null, T0 + 100, TaskStatus.SCHEDULED, null));
+        long beyond = insert(task("t", null, T0 + 300, TaskStatus.SCHEDULED, null));
+        long queued = insert(task("t", null, T0, TaskStatus.QUEUED, null));
+
+        List<DueTask> moved = store.migrate(T0 + 250, 10, T0 + 1);
+
+        assertThat(moved).containsExactly(new DueTask(first, T0 + 100), new DueTask(later, T0 + 200));
+        // committed when it returns: the caller indexes them without holding a row lock
+        assertThat(view(first).status()).isEqualTo(TaskStatus.QUEUED);
+        assertThat(view(later).updatedAt()).isEqualTo(Instant.ofEpochMilli(T0 + 1));
+        assertThat(view(beyond).status()).isEqualTo(TaskStatus.SCHEDULED);
+        assertThat(view(queued).updatedAt()).isEqualTo(Instant.ofEpochMilli(T0));
+        assertThat(store.migrate(T0 + 250, 10, T0 + 2)).isEmpty();
+    }
+
+    @Test
+    void migrationTakesAtMostTheLimit() {
+        List<Long> ids = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            ids.add(insert(task("t", null, T0 + i, TaskStatus.SCHEDULED, null)));
+        }
+
+        assertThat(store.migrate(T0 + 10, 2, T0)).extracting(DueTask::id).containsExactly(ids.get(0), ids.get(1));
+        assertThat(view(ids.get(2)).status()).isEqualTo(TaskStatus.SCHEDULED);
+    }
+
+    @Test
+    void pagesOfPendingTasksWalkOneStatusInDueTimeThenIdOrder() {
+        List<NewTask> tasks = new ArrayList<>();
+        for (int i = 0; i < 25; i++) {
+            tasks.add(task("t", null, T0 + i % 5, TaskStatus.QUEUED, null));
+        }
+        tasks.add(task("t", null, T0, TaskStatus.SCHEDULED, null));
+        List<Long> queued = store.insert(tasks, T0).stream().limit(25).map(InsertedTask::id).toList();
+
+        List<DueTask> walked = new ArrayList<>();
+        DueTask after = new DueTask(0, Long.MIN_VALUE);
+        List<DueTask> page;
+        do {
+            page = store.pending(TaskStatus.QUEUED, after, 7);
+            walked.addAll(page);
+            if (!page.isEmpty()) {
+                after = page.get(page.size() - 1);
+            }
+        }
+        while (page.size() == 7);
+
+        assertThat(walked).extracting(DueTask::id).containsExactlyInAnyOrderElementsOf(queued);
+        assertThat(walked).isSortedAccordingTo((a, b) -> a.dueAt() != b.dueAt() ? Long.compare(a.dueAt(), b.dueAt())
+                : Long.compare(a.id(), b.id()));
+    }
+
+    @Test
+    void pendingAmongNamesTheIdsThatAreStillPendingWithTheirDueTimes() {
+        long scheduled = insert(task("t", null, T0 + 5, TaskStatus.SCHEDULED, null));
+        long queued = insert(task("t", null, T0 + 6, TaskStatus.QUEUED, null));
+        long running = claimOne(task("t", null, T0, TaskStatus.QUEUED, null), "a").id();
+        long cancelled = insert(task("t", null, T0, TaskStatus.QUEUED, null));
+        store.cancel(cancelled, T0);
+
+        assertThat(store.pendingAmong(List.of(scheduled, queued, running, cancelled, 999_999L)))
+            .containsExactlyInAnyOrder(new DueTask(scheduled, T0 + 5), new DueTask(queued, T0 + 6));
+        assertThat(store.pendingAmong(List.of())).isEmpty();
+    }
+
+    @Test
+    void nextDueIsTheEarliestDueTimeOfAStatus() {
+        assertThat(store.nextDue(TaskStatus.SCHEDULED)).isEmpty();
+        insert(task("t", null, T0 + 50, TaskStatus.SCHEDULED, null));
+        insert(task("t", null, T0 + 20, TaskStatus.SCHEDULED, null));
+        insert(task("t", null, T0 + 10, TaskStatus.QUEUED, null));
+
+        assertThat(store.nextDue(TaskStatus.SCHEDULED)).isEqualTo(OptionalLong.of(T0 + 20));
+        assertThat(store.nextDue(TaskStatus.QUEUED)).isEqualTo(OptionalLong.of(T0 + 10));
+    }
+
+    // --- user operations --------------------------------------------------------------------------------------
+
+    @Test
+    void cancelStopsAPendingTaskAndNothingElse() {
+        long scheduled = insert(task("s", null, T0, TaskStatus.SCHEDULED, null));
+        long queued = insert(task("q", "k", T0, TaskStatus.QUEUED, null));
+        long running = claimOne(task("r", "running", T0, TaskStatus.QUEUED, null), "a").id();
+
+        assertThat(store.cancel(scheduled, T0 + 1)).contains("s");
+        assertThat(store.cancel("q", "k", T0 + 2)).isEqualTo(OptionalLong.of(queued));
+        assertThat(store.cancel(running, T0 + 3)).isEmpty();
+        assertThat(store.cancel("r", "running", T0 + 3)).isEmpty();
+        assertThat(store.cancel(scheduled, T0 + 4)).as("cancelled already").isEmpty();
+        assertThat(store.cancel(999_999L, T0)).isEmpty();
+        assertThat(store.cancel("q", "unknown", T0)).isEmpty();
+
+        assertThat(view(scheduled).status()).isEqualTo(TaskStatus.CANCELLED);
+        assertThat(view(scheduled).updatedAt()).isEqualTo(Instant.ofEpochMilli(T0 + 1));
+        assertThat(view(queued).status()).isEqualTo(TaskStatus.CANCELLED);
+        assertThat(view(running).status()).isEqualTo(TaskStatus.RUNNING);
+        assertThat(store.claimIds(List.of(scheduled, queued), T0 + 10, lease("a", T0 + 30_000))).isEmpty();
+    }
+
+    @Test
+    void rescheduleMovesAPendingTaskAndNothingElse() {
+        long pending = insert(task("t", null, T0 + 1_000, TaskStatus.SCHEDULED, null));
+        long running = claimOne(task("t", null, T0, TaskStatus.QUEUED, null), "a").id();
+
+        assertThat(store.reschedule(pending, T0 + 10, TaskStatus.QUEUED, T0 + 1)).isTrue();
+        assertThat(store.reschedule(running, T0 + 10, TaskStatus.QUEUED, T0 + 1)).isFalse();
+        assertThat(store.reschedule(999_999L, T0 + 10, TaskStatus.QUEUED, T0 + 1)).isFalse();
+
+        assertThat(view(pending).dueAt()).isEqualTo(Instant.ofEpochMilli(T0 + 10));
+        assertThat(view(pending).status()).isEqualTo(TaskStatus.QUEUED);
+        assertThat(view(running).status()).isEqualTo(TaskStatus.RUNNING);
+        assertThat(store.find(999_999L)).isEmpty();
+        assertThat(store.find("t", "unknown")).isEmpty();
+    }
+
+    // --- purge and clock --------------------------------------------------------------------------------------
+
+    @Test
+    void thePurgeDeletesTheRowsOfEachStatusThatChangedBeforeItsCutoff() {
+        long oldSuccess = finished(TaskStatus.SUCCEEDED, T0);
+        long newSuccess = finished(TaskStatus.SUCCEEDED, T0 + 60_000);
+        long oldFailure = finished(TaskStatus.FAILED, T0);
+        long farAhead = insert(task("t", null, T0 + 86_400_000L * 30, TaskStatus.SCHEDULED, null));
+        store.cancel(farAhead, T0); // purged by when it was cancelled, not by its due time
+        long pending = insert(task("t", null, T0 - 86_400_000L, TaskStatus.SCHEDULED, null));
+
+        long deleted = store.purge(Map.of(TaskStatus.SUCCEEDED, T0 + 1, TaskStatus.CANCELLED, T0 + 1), 100, 10_000);
+
+        assertThat(deleted).isEqualTo(2);
+        assertThat(store.find(oldSuccess)).isEmpty();
+        assertThat(store.find(farAhead)).isEmpty();
+        assertThat(store.find(newSuccess)).isPresent();
+        assertThat(store.find(oldFailure)).as("no cutoff for FAILED: kept").isPresent();
+        assertThat(store.find(pending)).isPresent();
+    }
+
+    @Test
+    void thePurgeDeletesInStatementsOfTheBatchSizeUntilNoneIsLeft() {
+        for (int i = 0; i < 25; i++) {
+            finished(TaskStatus.SUCCEEDED, T0 + i);
+        }
+        long kept = finished(TaskStatus.SUCCEEDED, T0 + 100);
+
+        assertThat(store.purge(Map.of(TaskStatus.SUCCEEDED, T0 + 100), 10, 60_000)).isEqualTo(25);
+        assertThat(store.find(kept)).isPresent();
+    }
+
+    @Test
+    void oneInstancePurgesAtATime() throws Exception {
+        long old = finished(TaskStatus.SUCCEEDED, T0);
+        try (AutoCloseable elsewhere = purgeElsewhere()) {
+            assertThat(store.purge(Map.of(TaskStatus.SUCCEEDED, T0 + 1), 100, 1_000)).isEqualTo(-1);
+        }
+        assertThat(store.find(old)).isPresent();
+        assertThat(store.purge(Map.of(TaskStatus.SUCCEEDED, T0 + 1), 100, 1_000)).isEqualTo(1);
+    }
+
+    @Test
+    void theStoresClockIsTheOneTheInstancesAlignTo() {
+        long expected = expectedStoreTime();
+        long micros = store.currentTimeMicros();
+        long millis = store.currentTimeMillis();
+
+        assertThat(millis).isBetween(expected - 2_000, expected + 2_000);
+        assertThat(millis - Math.floorDiv(micros, 1000)).isBetween(0L, 1_000L);
+    }
+
+    // --- helpers ----------------------------------------------------------------------------------------------
+
+    protected static NewTask task(String type, String key, long dueAt, TaskStatus status, Integer maxAttempts) {
+        return new NewTask(type, key, "\"p\"", dueAt, status, maxAttempts);
+    }
+
+    protected long insert(NewTask task) {
+        return store.insert(List.of(task), T0).get(0).id();
+    }
+
+    protected static Lease lease(String owner, long until) {
+        return new Lease(owner, until, T0);
+    }
+
+    /** Inserts the task and claims it for {@code owner} with a lease to {@code T0 + 30 s}. */
+    private ClaimedTask claimOne(NewTask task, String owner) {
+        List<ClaimedTask> claimed = store.claimIds(List.of(insert(task)), task.dueAt(), lease(owner, T0 + 30_000));
+        assertThat(claimed).hasSize(1);
+        return claimed.get(0);
+    }
+
+    /** A task that ended in {@code status} at {@code at}. */
+    private long finished(TaskStatus status, long at) {
+        long id = insert(task("t", null, T0, TaskStatus.QUEUED, null));
+        ClaimedTask claimed = store.claimIds(List.of(id), at, new Lease("a", at + 30_000, at)).get(0);
+        store.markStarted(List.of(claimed.claimId()), at);
+        store.finish(List.of(status == TaskStatus.SUCCEEDED ? new Completion.Succeeded(claimed.id(), claimed.claim())
+                : new Completion.Failed(claimed.id(), claimed.claim(), 1, "failed")), at);
+        return claimed.id();
+    }
+
+    private static Completion retryNow(ExpiredLease expired) {
+        return new Completion.Retry(expired.id(), expired.claim(), TaskStatus.QUEUED, T0, expired.attempts(),
+                "lease expired");
+    }
+
+    private TaskView view(long id) {
+        return store.find(id).orElseThrow(() -> new AssertionError("no task " + id));
+    }
+}
