@@ -14,9 +14,7 @@ import java.util.TreeMap;
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.api.TaskView;
-import io.github.delayqueue.runtime.DeadLetters;
-import io.github.delayqueue.runtime.QueueClock;
-import io.github.delayqueue.runtime.Tiers;
+import io.github.delayqueue.runtime.DelayQueueRuntime;
 import io.github.delayqueue.store.TaskInspector;
 import io.github.delayqueue.store.TaskInspector.CumulativeCounts;
 import org.jspecify.annotations.Nullable;
@@ -54,27 +52,24 @@ public class DelayQueueEndpoint {
 
     private final DelayQueue queue;
 
-    private final DeadLetters deadLetters;
-
-    private final Tiers tiers;
+    private final DelayQueueRuntime runtime;
 
     private final Duration migrationInterval;
 
-    private final QueueClock clock;
-
-    public DelayQueueEndpoint(TaskInspector inspector, DelayQueue queue, DeadLetters deadLetters, Tiers tiers,
-            Duration migrationInterval, QueueClock clock) {
-        this.inspector = inspector;
-        this.queue = queue;
-        this.deadLetters = deadLetters;
-        this.tiers = tiers;
+    /**
+     * @param runtime the queue whose tasks this shows and changes
+     * @param migrationInterval {@code delay.hybrid.migration-interval}, which the threshold advice accounts for
+     */
+    public DelayQueueEndpoint(DelayQueueRuntime runtime, Duration migrationInterval) {
+        this.runtime = runtime;
+        this.inspector = runtime.inspector();
+        this.queue = runtime.queue();
         this.migrationInterval = migrationInterval;
-        this.clock = clock;
     }
 
     @ReadOperation
     public QueueDescriptor queue() {
-        long now = clock.now();
+        long now = runtime.now().toEpochMilli();
         Map<TaskStatus, Long> counts = new EnumMap<>(TaskStatus.class);
         List<TaskStatus> estimated = new ArrayList<>();
         inspector.countByStatus(EnumSet.allOf(TaskStatus.class)).forEach((status, count) -> {
@@ -96,7 +91,7 @@ public class DelayQueueEndpoint {
 
         List<Long> bounds = ThresholdAdvisor.BOUNDS.stream().map(Duration::toMillis).toList();
         CumulativeCounts requested = inspector.requestedDelays(bounds, DELAY_SAMPLE);
-        Duration current = tiers.indexed() ? Duration.ofMillis(tiers.thresholdMillis()) : null;
+        Duration current = runtime.hybridThreshold();
         List<Long> pendingBounds = new ArrayList<>(bounds);
         pendingBounds.add(current == null ? 0L : current.toMillis());
         CumulativeCounts pendingAll = inspector.pendingDueWithin(now, pendingBounds);
@@ -111,8 +106,9 @@ public class DelayQueueEndpoint {
                 Texts.duration(advice.suggested()), advice.redisTasks(), advice.redisBytes(), pendingAll.estimated(),
                 advice.reason());
 
-        return new QueueDescriptor(tiers.indexed() ? "hybrid" : "jdbc", Instant.ofEpochMilli(now), counts, estimated,
-                types, TYPE_SAMPLE, overdueDescriptor, histogram(requested), threshold);
+        String mode = runtime.mode().name().toLowerCase(Locale.ROOT);
+        return new QueueDescriptor(mode, Instant.ofEpochMilli(now), counts, estimated, types, TYPE_SAMPLE,
+                overdueDescriptor, histogram(requested), threshold);
     }
 
     private static DelaysDescriptor histogram(CumulativeCounts requested) {
@@ -149,7 +145,7 @@ public class DelayQueueEndpoint {
             return null;
         }
         boolean done = switch (what) {
-            case RERUN -> deadLetters.rerun(id);
+            case RERUN -> runtime.rerun(id);
             case CANCEL -> queue.cancel(id);
         };
         TaskView after = queue.find(id).orElse(before.get());

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -12,10 +13,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-import io.github.delayqueue.runtime.DelayQueueEngine;
-import io.github.delayqueue.runtime.EngineWork;
-import io.github.delayqueue.runtime.Indexer;
-import io.github.delayqueue.runtime.QueueClock;
+import io.github.delayqueue.runtime.DelayQueueRuntime;
 import io.github.delayqueue.store.TaskInspector;
 import org.jspecify.annotations.Nullable;
 
@@ -33,13 +31,9 @@ import org.springframework.boot.health.contributor.Health;
  */
 public class DelayQueueHealthIndicator extends AbstractHealthIndicator implements AutoCloseable {
 
+    private final DelayQueueRuntime runtime;
+
     private final TaskInspector inspector;
-
-    private final QueueClock clock;
-
-    private final @Nullable Indexer indexer;
-
-    private final @Nullable DelayQueueEngine engine;
 
     private final @Nullable Duration maxOverdue;
 
@@ -54,35 +48,38 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
     /** The check still running, shared by callers that come while it runs, so stuck checks never pile up. */
     private @Nullable Future<TaskInspector.Overdue> inFlight;
 
-    public DelayQueueHealthIndicator(TaskInspector inspector, QueueClock clock, @Nullable Indexer indexer,
-            @Nullable DelayQueueEngine engine, @Nullable Duration maxOverdue, Duration timeout) {
+    /**
+     * @param runtime the queue to check
+     * @param maxOverdue {@code delay.health.max-overdue}
+     * @param timeout how long to wait for the database
+     */
+    public DelayQueueHealthIndicator(DelayQueueRuntime runtime, @Nullable Duration maxOverdue, Duration timeout) {
         super("The delay queue's task database did not answer");
-        this.inspector = inspector;
-        this.clock = clock;
-        this.indexer = indexer;
-        this.engine = engine;
+        this.runtime = runtime;
+        this.inspector = runtime.inspector();
         this.maxOverdue = maxOverdue;
         this.timeout = timeout;
     }
 
     @Override
     protected void doHealthCheck(Health.Builder builder) throws Exception {
-        builder.withDetail("mode", indexer == null ? "jdbc" : "hybrid");
-        if (indexer != null) {
-            builder.withDetail("redisReachable", indexer.available());
+        DelayQueueRuntime.Status status = runtime.status();
+        builder.withDetail("mode", status.mode().name().toLowerCase(Locale.ROOT));
+        if (status.indexAnswers() != null) {
+            builder.withDetail("redisReachable", status.indexAnswers());
         }
         List<String> stalled = new ArrayList<>();
-        if (engine != null) {
+        if (status.instanceId() != null) {
             Map<String, String> work = new LinkedHashMap<>();
-            for (EngineWork each : engine.work()) {
+            for (DelayQueueRuntime.Work each : status.work()) {
                 work.put(each.name(), "last run " + each.sinceLastRun().toMillis() + " ms ago");
                 if (each.stalled()) {
                     stalled.add(each.name());
                 }
             }
-            builder.withDetail("instance", engine.instanceId())
-                .withDetail("heldTasks", engine.heldTasks())
-                .withDetail("capacity", engine.capacity())
+            builder.withDetail("instance", status.instanceId())
+                .withDetail("heldTasks", status.heldTasks())
+                .withDetail("capacity", status.capacity())
                 .withDetail("engine", work);
         }
         if (!stalled.isEmpty()) {
@@ -91,7 +88,7 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
             return;
         }
         TaskInspector.Overdue overdue = overdue();
-        Duration oldestAge = OverdueTasks.oldestAge(overdue, clock.now());
+        Duration oldestAge = OverdueTasks.oldestAge(overdue, runtime.now().toEpochMilli());
         builder.withDetail("overdueTasks", overdue.count().value())
             .withDetail("oldestOverdueAge", oldestAge.toString());
         if (overdue.count().estimated()) {
@@ -124,7 +121,7 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
     private synchronized Future<TaskInspector.Overdue> check() {
         Future<TaskInspector.Overdue> running = inFlight;
         if (running == null || running.isDone()) {
-            running = executor.submit(() -> OverdueTasks.read(inspector, clock.now()));
+            running = executor.submit(() -> OverdueTasks.read(inspector, runtime.now().toEpochMilli()));
             inFlight = running;
         }
         return running;

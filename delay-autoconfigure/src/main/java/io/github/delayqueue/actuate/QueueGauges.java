@@ -12,8 +12,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.function.ToDoubleFunction;
 
 import io.github.delayqueue.api.TaskStatus;
-import io.github.delayqueue.runtime.Indexer;
-import io.github.delayqueue.runtime.QueueClock;
+import io.github.delayqueue.runtime.DelayQueueRuntime;
 import io.github.delayqueue.store.TaskInspector;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -51,9 +50,7 @@ public final class QueueGauges implements MeterBinder, SmartLifecycle {
 
     private final TaskInspector inspector;
 
-    private final @Nullable Indexer indexer;
-
-    private final QueueClock clock;
+    private final DelayQueueRuntime runtime;
 
     private final Duration interval;
 
@@ -67,14 +64,17 @@ public final class QueueGauges implements MeterBinder, SmartLifecycle {
 
     private @Nullable ScheduledFuture<?> refreshing;
 
-    public QueueGauges(TaskInspector inspector, @Nullable Indexer indexer, QueueClock clock, Duration interval,
-            TaskScheduler scheduler) {
+    /**
+     * @param runtime the queue to measure
+     * @param interval how often the gauges read the database and the index
+     * @param scheduler where the refresh runs
+     */
+    public QueueGauges(DelayQueueRuntime runtime, Duration interval, TaskScheduler scheduler) {
         this.scheduler = scheduler;
-        this.inspector = inspector;
-        this.indexer = indexer;
-        this.clock = clock;
+        this.runtime = runtime;
+        this.inspector = runtime.inspector();
         this.interval = interval;
-        this.shards = indexer == null ? 0 : indexer.index().shards();
+        this.shards = runtime.indexShards();
         this.snapshot = Snapshot.unknown(shards);
     }
 
@@ -112,7 +112,7 @@ public final class QueueGauges implements MeterBinder, SmartLifecycle {
 
     /** Reads the database and the index once; called on the refresh thread, and by callers that need current values. */
     public void refresh() {
-        long now = clock.now();
+        long now = runtime.now().toEpochMilli();
         Map<TaskStatus, Long> counts = null;
         TaskInspector.Overdue overdue = null;
         try {
@@ -135,10 +135,10 @@ public final class QueueGauges implements MeterBinder, SmartLifecycle {
         }
         double[] sizes = new double[shards];
         Arrays.fill(sizes, Double.NaN);
-        if (indexer != null && indexer.available()) {
+        if (runtime.indexAnswers()) {
             try {
                 for (int shard = 0; shard < shards; shard++) {
-                    sizes[shard] = indexer.index().size(shard);
+                    sizes[shard] = runtime.indexShardSize(shard);
                 }
             }
             catch (RuntimeException ex) {

@@ -2,9 +2,8 @@ package io.github.delayqueue.autoconfigure;
 
 import java.util.Set;
 
-import io.github.delayqueue.runtime.DelayQueueEngine;
+import io.github.delayqueue.runtime.DelayQueueRuntime;
 import io.github.delayqueue.store.TaskInspector;
-import io.github.delayqueue.store.TaskStore;
 
 import org.springframework.boot.sql.init.dependency.AbstractBeansOfTypeDependsOnDatabaseInitializationDetector;
 
@@ -18,6 +17,6 @@ class DelayQueueDependsOnDatabaseInitializationDetector
 
     @Override
     protected Set<Class<?>> getDependsOnDatabaseInitializationBeanTypes() {
-        return Set.of(TaskStore.class, TaskInspector.class, DelayQueueEngine.class);
+        return Set.of(DelayQueueRuntime.class, TaskInspector.class);
     }
 }

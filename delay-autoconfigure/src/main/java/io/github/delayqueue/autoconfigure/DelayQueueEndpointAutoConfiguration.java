@@ -2,16 +2,9 @@ package io.github.delayqueue.autoconfigure;
 
 import io.github.delayqueue.actuate.DelayQueueEndpoint;
 import io.github.delayqueue.actuate.DelayQueueEndpointWebExtension;
-import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.EnableDelayQueue;
-import io.github.delayqueue.runtime.DeadLetters;
-import io.github.delayqueue.runtime.Indexer;
-import io.github.delayqueue.runtime.QueueClock;
-import io.github.delayqueue.runtime.Tiers;
-import io.github.delayqueue.runtime.WakeSignal;
-import io.github.delayqueue.store.TaskInspector;
+import io.github.delayqueue.runtime.DelayQueueRuntime;
 
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -19,7 +12,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Import;
 
 /**
  * The {@code delayqueue} actuator endpoint, when it is available (enabled and exposed, e.g.
@@ -30,22 +22,12 @@ import org.springframework.context.annotation.Import;
 @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
 @ConditionalOnBean(annotation = EnableDelayQueue.class)
 @ConditionalOnAvailableEndpoint(DelayQueueEndpoint.class)
-@Import(DelayQueueInspectorConfiguration.class)
 public final class DelayQueueEndpointAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    DeadLetters delayDeadLetters(TaskInspector inspector, ObjectProvider<Indexer> indexer, Tiers tiers,
-            QueueClock clock, WakeSignal wake) {
-        return new DeadLetters(inspector, indexer.getIfAvailable(), tiers, clock, wake);
-    }
-
-    @Bean
-    @ConditionalOnMissingBean
-    DelayQueueEndpoint delayQueueEndpoint(TaskInspector inspector, DelayQueue queue, DeadLetters deadLetters,
-            Tiers tiers, QueueClock clock, DelayQueueProperties properties) {
-        return new DelayQueueEndpoint(inspector, queue, deadLetters, tiers,
-                properties.getHybrid().getMigrationInterval(), clock);
+    DelayQueueEndpoint delayQueueEndpoint(DelayQueueRuntime runtime, DelayQueueProperties properties) {
+        return new DelayQueueEndpoint(runtime, properties.getHybrid().getMigrationInterval());
     }
 
     @Bean

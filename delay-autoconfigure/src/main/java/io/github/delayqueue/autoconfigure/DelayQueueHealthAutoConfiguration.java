@@ -4,19 +4,14 @@ import java.time.Duration;
 
 import io.github.delayqueue.actuate.DelayQueueHealthIndicator;
 import io.github.delayqueue.api.EnableDelayQueue;
-import io.github.delayqueue.runtime.DelayQueueEngine;
-import io.github.delayqueue.runtime.Indexer;
-import io.github.delayqueue.runtime.QueueClock;
-import io.github.delayqueue.store.TaskInspector;
+import io.github.delayqueue.runtime.DelayQueueRuntime;
 
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Import;
 
 /**
  * The {@code delayQueue} health indicator, with Spring Boot's health support on the classpath; switched off with
@@ -26,7 +21,6 @@ import org.springframework.context.annotation.Import;
 @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
 @ConditionalOnBean(annotation = EnableDelayQueue.class)
 @ConditionalOnEnabledHealthIndicator("delayqueue")
-@Import(DelayQueueInspectorConfiguration.class)
 public final class DelayQueueHealthAutoConfiguration {
 
     /** How long the health check waits for the database before it reports DOWN. */
@@ -35,10 +29,7 @@ public final class DelayQueueHealthAutoConfiguration {
     /** The bean name minus Boot's "HealthIndicator" suffix makes the component name {@code delayQueue}. */
     @Bean
     @ConditionalOnMissingBean(name = "delayQueueHealthIndicator")
-    DelayQueueHealthIndicator delayQueueHealthIndicator(TaskInspector inspector, QueueClock clock,
-            ObjectProvider<Indexer> indexer, ObjectProvider<DelayQueueEngine> engine,
-            DelayQueueProperties properties) {
-        return new DelayQueueHealthIndicator(inspector, clock, indexer.getIfAvailable(), engine.getIfAvailable(),
-                properties.getHealth().getMaxOverdue(), TIMEOUT);
+    DelayQueueHealthIndicator delayQueueHealthIndicator(DelayQueueRuntime runtime, DelayQueueProperties properties) {
+        return new DelayQueueHealthIndicator(runtime, properties.getHealth().getMaxOverdue(), TIMEOUT);
     }
 }

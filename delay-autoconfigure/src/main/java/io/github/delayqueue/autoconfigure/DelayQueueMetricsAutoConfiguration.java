@@ -3,12 +3,9 @@ package io.github.delayqueue.autoconfigure;
 import io.github.delayqueue.actuate.QueueGauges;
 import io.github.delayqueue.actuate.TaskMeters;
 import io.github.delayqueue.api.EnableDelayQueue;
-import io.github.delayqueue.runtime.Indexer;
-import io.github.delayqueue.runtime.QueueClock;
-import io.github.delayqueue.store.TaskInspector;
+import io.github.delayqueue.runtime.DelayQueueRuntime;
 import io.micrometer.core.instrument.MeterRegistry;
 
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -16,7 +13,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Import;
 import org.springframework.scheduling.TaskScheduler;
 
 /**
@@ -30,7 +26,6 @@ import org.springframework.scheduling.TaskScheduler;
 @ConditionalOnClass(MeterRegistry.class)
 @ConditionalOnBean(value = MeterRegistry.class, annotation = EnableDelayQueue.class)
 @EnableConfigurationProperties(DelayQueueMetricsProperties.class)
-@Import(DelayQueueInspectorConfiguration.class)
 public final class DelayQueueMetricsAutoConfiguration {
 
     @Bean
@@ -41,9 +36,8 @@ public final class DelayQueueMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    QueueGauges delayQueueGauges(TaskInspector inspector, ObjectProvider<Indexer> indexer, QueueClock clock,
-            DelayQueueMetricsProperties properties,
+    QueueGauges delayQueueGauges(DelayQueueRuntime runtime, DelayQueueMetricsProperties properties,
             @Qualifier(DelayQueueThreadsConfiguration.SCHEDULER) TaskScheduler scheduler) {
-        return new QueueGauges(inspector, indexer.getIfAvailable(), clock, properties.getRefreshInterval(), scheduler);
+        return new QueueGauges(runtime, properties.getRefreshInterval(), scheduler);
     }
 }

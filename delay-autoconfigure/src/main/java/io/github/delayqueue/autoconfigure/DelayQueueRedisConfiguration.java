@@ -1,19 +1,10 @@
 package io.github.delayqueue.autoconfigure;
 
-import java.time.Duration;
-
 import io.github.delayqueue.index.RedisTimeIndex;
 import io.github.delayqueue.index.TimeIndex;
-import io.github.delayqueue.runtime.IndexWatch;
-import io.github.delayqueue.runtime.Indexer;
-import io.github.delayqueue.runtime.TaskEvents;
-import io.github.delayqueue.runtime.WakeSignal;
-import io.github.delayqueue.store.TaskStore;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.annotation.Qualifier;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
@@ -22,30 +13,16 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.scheduling.TaskScheduler;
 
 /**
- * Hybrid mode's Redis time index on the application's {@code RedisConnectionFactory}. Hybrid is the default mode,
- * so an application without Redis gets a startup error that says to add it or to set {@code delay.mode=jdbc}.
+ * Hybrid mode's Redis time index on the application's {@code RedisConnectionFactory}, for the runtime. Hybrid is the
+ * default mode, so an application without Redis gets a startup error that says to add it or to set
+ * {@code delay.mode=jdbc}. An application may define a {@link TimeIndex} bean of its own instead (the index SPI may
+ * change before 1.0).
  */
 @Configuration(proxyBeanMethods = false)
 @Conditional(BoundPropertyCondition.HybridMode.class)
 class DelayQueueRedisConfiguration {
-
-    @Bean
-    @ConditionalOnMissingBean
-    Indexer delayIndexer(TimeIndex index, ObjectProvider<TaskEvents> events) {
-        return new Indexer(index, TaskEvents.composite(events.orderedStream().toList()));
-    }
-
-    /** A producer-only instance has no engine to notice that Redis is back; this does, once a second. */
-    @Bean
-    @ConditionalOnMissingBean
-    @ConditionalOnBooleanProperty(name = "delay.worker.enabled", havingValue = false)
-    IndexWatch delayIndexWatch(Indexer indexer, TaskStore store, WakeSignal wake,
-            @Qualifier(DelayQueueThreadsConfiguration.SCHEDULER) TaskScheduler scheduler) {
-        return new IndexWatch(scheduler, indexer, store, wake, Duration.ofSeconds(1));
-    }
 
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(name = "org.springframework.data.redis.connection.RedisConnectionFactory")

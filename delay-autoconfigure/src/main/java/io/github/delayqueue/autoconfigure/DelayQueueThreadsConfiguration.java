@@ -2,7 +2,7 @@ package io.github.delayqueue.autoconfigure;
 
 import java.util.concurrent.Executor;
 
-import io.github.delayqueue.runtime.DelayQueueEngine;
+import io.github.delayqueue.runtime.DelayQueueRuntimeBuilder;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -38,14 +38,14 @@ class DelayQueueThreadsConfiguration {
     /** The bean name of the executor handlers run on. */
     static final String HANDLER_EXECUTOR = "delayQueueHandlerExecutor";
 
-    /** Pause after {@link DelayQueueEngine#DRAIN_PHASE}: the engine's last step still needs its scheduler. */
-    private static final int PHASE = DelayQueueEngine.DRAIN_PHASE - 1;
+    /** Pause after {@link DelayQueueLifecycle.DRAIN_PHASE}: the engine's last step still needs its scheduler. */
+    private static final int PHASE = DelayQueueLifecycle.DRAIN_PHASE - 1;
 
     @Bean(name = SCHEDULER, defaultCandidate = false)
     @ConditionalOnMissingBean(name = SCHEDULER)
     ThreadPoolTaskScheduler delayQueueTaskScheduler(ObjectProvider<ThreadPoolTaskSchedulerBuilder> builder) {
         ThreadPoolTaskScheduler scheduler = builder.getIfAvailable(ThreadPoolTaskSchedulerBuilder::new)
-            .poolSize(DelayQueueEngine.SCHEDULER_THREADS)
+            .poolSize(DelayQueueRuntimeBuilder.SCHEDULER_THREADS)
             .threadNamePrefix("delay-scheduler-")
             .build();
         scheduler.setDaemon(true); // the engine's keep-alive thread decides how long the JVM stays up

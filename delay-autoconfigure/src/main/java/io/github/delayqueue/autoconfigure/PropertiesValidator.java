@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Set;
 
+import io.github.delayqueue.runtime.DelayQueueRuntimeBuilder;
 import io.github.delayqueue.store.TableNames;
 import io.github.delayqueue.store.TaskTable;
 import org.jspecify.annotations.Nullable;
@@ -82,8 +83,9 @@ final class PropertiesValidator {
 
     private void all(DelayQueueProperties properties) {
         String instanceId = properties.getInstanceId();
-        if (instanceId != null && (instanceId.isBlank() || instanceId.length() > InstanceIds.MAX_LENGTH - 9)) {
-            reject("instanceId", "must be 1 to " + (InstanceIds.MAX_LENGTH - 9)
+        int longest = DelayQueueRuntimeBuilder.MAX_INSTANCE_ID_LENGTH;
+        if (instanceId != null && (instanceId.isBlank() || instanceId.length() > longest)) {
+            reject("instanceId", "must be 1 to " + longest
                     + " characters (the queue adds a 9-character suffix per process)");
         }
         jdbc("jdbc.", properties.getJdbc());

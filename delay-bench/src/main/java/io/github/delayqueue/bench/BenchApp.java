@@ -5,6 +5,7 @@ import javax.sql.DataSource;
 import io.github.delayqueue.api.DelayedHandler;
 import io.github.delayqueue.api.EnableDelayQueue;
 import io.github.delayqueue.api.TaskContext;
+import io.github.delayqueue.runtime.DelayQueueRuntime;
 import io.github.delayqueue.runtime.QueueClock;
 
 import org.springframework.beans.factory.config.BeanPostProcessor;
@@ -35,8 +36,8 @@ public class BenchApp {
     }
 
     @Bean
-    BenchHandler benchHandler(Slot slot, QueueClock clock) {
-        return new BenchHandler(slot, clock);
+    BenchHandler benchHandler(Slot slot, DelayQueueRuntime runtime) {
+        return new BenchHandler(slot, runtime.clock());
     }
 
     @Bean

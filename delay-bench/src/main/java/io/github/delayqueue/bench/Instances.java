@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.github.delayqueue.api.DelayQueue;
+import io.github.delayqueue.runtime.DelayQueueRuntime;
 import io.github.delayqueue.runtime.QueueClock;
 
 import org.springframework.boot.Banner;
@@ -108,11 +109,11 @@ final class Instances implements AutoCloseable {
     }
 
     QueueClock clock() {
-        return contexts.get(0).getBean(QueueClock.class);
+        return contexts.get(0).getBean(DelayQueueRuntime.class).clock();
     }
 
     QueueClock clock(int instance) {
-        return contexts.get(instance).getBean(QueueClock.class);
+        return contexts.get(instance).getBean(DelayQueueRuntime.class).clock();
     }
 
     /** Stops the instances, last first; a failure to close one does not keep the others open. */

@@ -2,14 +2,27 @@ package io.github.delayqueue.handler;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.UnaryOperator;
 
 import org.jspecify.annotations.Nullable;
 
-/** The handlers of this instance by task type; a second handler for a type is a startup error naming both. */
+/**
+ * The handlers of this instance by task type; a second handler for a type is a startup error naming both. An
+ * application registers handlers through the runtime's builder (or, on Spring Boot, as beans); it uses this type
+ * directly only for a {@link TaskHandler} of its own, written without {@code @DelayedHandler}.
+ *
+ * @since 0.1.0
+ */
 public class HandlerRegistry {
 
     private final Map<String, TaskHandler> handlers = new ConcurrentHashMap<>();
 
+    /**
+     * Registers a handler for its type.
+     *
+     * @param handler the handler
+     * @throws IllegalStateException when the type has a handler already
+     */
     public void register(TaskHandler handler) {
         TaskHandler previous = handlers.putIfAbsent(handler.type(), handler);
         if (previous != null) {
@@ -19,6 +32,24 @@ public class HandlerRegistry {
         }
     }
 
+    /**
+     * Registers every {@code @DelayedHandler} method of {@code bean}.
+     *
+     * @param bean an object with handler methods (a Spring proxy included)
+     * @param resolver resolves attribute values, such as placeholders, before they are parsed
+     * @param defaultBackoff the back-off that fills the attributes a method leaves out
+     * @throws IllegalStateException naming the method and attribute, for a bad value or signature
+     */
+    public void registerAnnotated(Object bean, UnaryOperator<String> resolver, Backoff defaultBackoff) {
+        AnnotatedHandlers.register(this, bean, resolver, defaultBackoff);
+    }
+
+    /**
+     * The handler of a type.
+     *
+     * @param type the task type
+     * @return its handler, or {@code null} when this instance has none
+     */
     public @Nullable TaskHandler find(String type) {
         return handlers.get(type);
     }

@@ -19,7 +19,7 @@ import org.springframework.scheduling.TaskScheduler;
  * alignment runs when the aligner is created, on a cold JVM, so it aligns again soon after start and then every
  * interval; a failed alignment is tried again every second until one succeeds.
  */
-public class ClockAligner extends PeriodicJob {
+class ClockAligner extends PeriodicJob {
 
     private static final Logger log = LoggerFactory.getLogger(ClockAligner.class);
 

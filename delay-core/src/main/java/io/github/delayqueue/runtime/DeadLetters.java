@@ -15,7 +15,7 @@ import org.springframework.dao.DataAccessException;
  * pending again, due now, with a full set of attempts, in the tier a task due now belongs to. As with scheduling, the
  * index and the consumers hear of it only after the row has changed.
  */
-public class DeadLetters {
+class DeadLetters {
 
     private final TaskInspector inspector;
 

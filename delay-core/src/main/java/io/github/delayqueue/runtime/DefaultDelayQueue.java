@@ -36,7 +36,7 @@ import org.springframework.transaction.TransactionException;
  * join committed at once, and is indexed at once; inside a transaction of another resource that is logged, once per
  * transaction name.
  */
-public class DefaultDelayQueue implements DelayQueue {
+class DefaultDelayQueue implements DelayQueue {
 
     private final TaskStore store;
 

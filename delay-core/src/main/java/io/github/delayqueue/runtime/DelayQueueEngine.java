@@ -15,32 +15,25 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import org.springframework.context.SmartLifecycle;
 import org.springframework.scheduling.TaskScheduler;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 /**
- * The consuming side of an instance, started and stopped with the application context: the dispatcher loop, the
+ * The consuming side of an instance, started and stopped by its {@link DelayQueueRuntime}: the dispatcher loop, the
  * worker pool, the result writer, and the periodic jobs (lease renewal and recovery, migration, index repair,
  * retention). The loops, the jobs and the pool's timers run on the starter's {@link TaskScheduler}, which needs a
  * thread for each of them at once ({@link #SCHEDULER_THREADS}), so lease renewal never waits behind a job stuck on the
  * database; handlers run on the executor the engine is given. Stopping happens in two steps, so that it fits a
  * container's grace period: first, before the web server drains its requests, the engine stops claiming and hands
- * back claimed tasks that never started; then, after the web server has stopped ({@link #drain()}, run by
- * {@link Drain}), it lets running handlers finish until {@code shutdown-timeout} after the first step and writes
+ * back claimed tasks that never started ({@link #stopClaiming()}); then, after the web server has stopped
+ * ({@link #drain()}), it lets running handlers finish until {@code shutdown-timeout} after the first step and writes
  * their results. Lease renewal and the lease guard go on until the last handler has ended, so a handler whose lease
  * cannot be renewed during the drain is interrupted before another instance may take its task. Only a handler still
  * running at the timeout leaves its task to the lease. A stopped engine can be started again (a context stopped and
  * started, a checkpoint restored) and then works as after its first start. While it runs, one non-daemon thread keeps
  * the JVM up, so an application without a web server does not exit when its {@code main} returns.
  */
-public class DelayQueueEngine implements SmartLifecycle {
-
-    /** Before the web server's graceful shutdown ({@code DEFAULT_PHASE - 1024}): stop taking work first. */
-    public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 512;
-
-    /** After the web server has stopped ({@code DEFAULT_PHASE - 2048}): requests in flight may still schedule. */
-    public static final int DRAIN_PHASE = SmartLifecycle.DEFAULT_PHASE - 4096;
+class DelayQueueEngine {
 
     /**
      * The threads the starter's scheduler needs so that nothing waits for one: the dispatcher and result writer loops,
@@ -48,7 +41,7 @@ public class DelayQueueEngine implements SmartLifecycle {
      * without an engine, the index watch), the gauge refresh, and one for the short timer tasks (claimed-ahead starts,
      * the lease guard).
      */
-    public static final int SCHEDULER_THREADS = 11;
+    static final int SCHEDULER_THREADS = 11;
 
     /** How long stopping waits at most to write the results of the handlers that finished. */
     private static final long RESULT_WRITE_MILLIS = 5_000;
@@ -85,14 +78,12 @@ public class DelayQueueEngine implements SmartLifecycle {
 
     private volatile boolean drainPending;
 
-    private volatile boolean drainedByLifecycle;
-
     private volatile long stoppedClaimingAt;
 
     /** Not a daemon, unlike every other engine thread: a worker-only application (no web server) stays up. */
     private volatile @Nullable Thread keepAlive;
 
-    public DelayQueueEngine(EngineSettings settings, TaskStore store, @Nullable Indexer indexer,
+    DelayQueueEngine(EngineSettings settings, TaskStore store, @Nullable Indexer indexer,
             HandlerRegistry registry, PayloadCodec codec, RetryPolicy retryPolicy, Tiers tiers, QueueClock clock,
             WakeSignal wake, TaskEvents events, HandlerInvoker invoker, TaskScheduler scheduler,
             Executor handlerExecutor) {
@@ -141,8 +132,7 @@ public class DelayQueueEngine implements SmartLifecycle {
         jobs.add(PeriodicJob.of(scheduler, name, interval, events, body));
     }
 
-    @Override
-    public synchronized void start() {
+    synchronized void start() {
         if (running) {
             return;
         }
@@ -167,12 +157,17 @@ public class DelayQueueEngine implements SmartLifecycle {
                 settings.worker().threads(), indexer == null ? "jdbc" : "hybrid");
     }
 
+    /** Both stop steps at once: stops claiming, then waits for running handlers. */
+    synchronized void stop() {
+        stopClaiming();
+        drain();
+    }
+
     /**
-     * Stops claiming and hands back claimed tasks that never started. Running handlers go on: {@link #drain()} waits
-     * for them, after the web server has stopped when {@link Drain} runs it, or right here otherwise.
+     * Stops claiming and hands back claimed tasks that never started. Running handlers go on until {@link #drain()}
+     * waits for them (an application server runs it after the web server has stopped).
      */
-    @Override
-    public synchronized void stop() {
+    synchronized void stopClaiming() {
         if (!running) {
             return;
         }
@@ -191,9 +186,6 @@ public class DelayQueueEngine implements SmartLifecycle {
         }
         log.info("Delay queue engine stopped claiming: instance {}; {} handler(s) still running", settings.instanceId(),
                 held.count());
-        if (!drainedByLifecycle) {
-            drain();
-        }
     }
 
     /**
@@ -283,45 +275,6 @@ public class DelayQueueEngine implements SmartLifecycle {
         }
     }
 
-    /** The engine's second stop step as a lifecycle of its own, in {@link #DRAIN_PHASE}. */
-    public Drain drainLifecycle() {
-        drainedByLifecycle = true;
-        return new Drain(this);
-    }
-
-    /** Runs {@link DelayQueueEngine#drain()} once the web server has stopped. */
-    public static final class Drain implements SmartLifecycle {
-
-        private final DelayQueueEngine engine;
-
-        private volatile boolean running;
-
-        Drain(DelayQueueEngine engine) {
-            this.engine = engine;
-        }
-
-        @Override
-        public void start() {
-            running = true;
-        }
-
-        @Override
-        public void stop() {
-            running = false;
-            engine.drain();
-        }
-
-        @Override
-        public boolean isRunning() {
-            return running;
-        }
-
-        @Override
-        public int getPhase() {
-            return DRAIN_PHASE;
-        }
-    }
-
     /** Stops every thread at once, writing nothing back: what a crash does. For fault tests. */
     void halt() {
         running = false;
@@ -335,26 +288,20 @@ public class DelayQueueEngine implements SmartLifecycle {
         endKeepAlive();
     }
 
-    @Override
-    public boolean isRunning() {
+    boolean isRunning() {
         return running;
     }
 
-    @Override
-    public int getPhase() {
-        return PHASE;
-    }
-
-    public String instanceId() {
+    String instanceId() {
         return settings.instanceId();
     }
 
     /** Tasks this instance holds right now: claimed, running, or finished with the result not yet written. */
-    public int heldTasks() {
+    int heldTasks() {
         return held.count();
     }
 
-    public int capacity() {
+    int capacity() {
         return pool.capacity();
     }
 
@@ -362,7 +309,7 @@ public class DelayQueueEngine implements SmartLifecycle {
      * The engine's loops and periodic jobs, each with how long ago it last completed a run, for the health endpoint;
      * empty while the engine is stopped.
      */
-    public List<EngineWork> work() {
+    List<EngineWork> work() {
         if (!running) {
             return List.of();
         }

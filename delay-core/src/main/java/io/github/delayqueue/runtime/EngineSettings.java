@@ -16,7 +16,7 @@ import io.github.delayqueue.api.TaskStatus;
  * @param hybrid {@code delay.hybrid.*}
  * @param retention {@code delay.retention.*}
  */
-public record EngineSettings(String instanceId, Worker worker, Jdbc jdbc, Redis redis, Hybrid hybrid,
+record EngineSettings(String instanceId, Worker worker, Jdbc jdbc, Redis redis, Hybrid hybrid,
         Retention retention) {
 
     /**

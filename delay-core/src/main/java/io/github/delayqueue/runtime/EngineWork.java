@@ -11,5 +11,5 @@ import java.time.Duration;
  * @param sinceLastRun how long ago it last completed a run without failing (or started)
  * @param stalled whether that is too long ago: three of its intervals, and at least 15 seconds
  */
-public record EngineWork(String name, Duration sinceLastRun, boolean stalled) {
+record EngineWork(String name, Duration sinceLastRun, boolean stalled) {
 }

@@ -14,7 +14,7 @@ import org.springframework.scheduling.TaskScheduler;
  * it scheduled during its outage are indexed again even when it was cut off alone. Instances with an engine do this
  * in their engine.
  */
-public class IndexWatch extends PeriodicJob {
+class IndexWatch extends PeriodicJob {
 
     private final IndexRepair repair;
 

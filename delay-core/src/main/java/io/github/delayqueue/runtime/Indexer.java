@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * rebuilt. Tasks it could not add meanwhile are held (up to {@link #MAX_HELD}) for the repair job to add back as soon
  * as the index answers, so that they need not wait for the shared rebuild.
  */
-public final class Indexer {
+final class Indexer {
 
     private static final Logger log = LoggerFactory.getLogger(Indexer.class);
 

@@ -13,15 +13,20 @@ import java.time.Instant;
  * against it, never starts a task early. Due times a producer computes use the high end ({@link #latestNow()},
  * {@link #toQueueMillis(Instant)}): they are never earlier than meant, even when the producer's and the consumer's
  * offsets err in opposite directions.
+ * <p>
+ * Applications need none of this; it is public, read-only, for tools that measure lateness against the time the
+ * engine itself goes by ({@link DelayQueueRuntime#clock()}, used by the benchmark).
+ *
+ * @since 0.1.0
  */
-public class QueueClock {
+public final class QueueClock {
 
     private final Clock clock;
 
     /** Both ends written together, so a reader never pairs the low end of one alignment with the high of another. */
     private volatile Offset offset = new Offset(0, 0);
 
-    public QueueClock(Clock clock) {
+    QueueClock(Clock clock) {
         this.clock = clock;
     }
 

@@ -9,7 +9,7 @@ import io.github.delayqueue.api.TaskStatus;
  * index), later it is {@code SCHEDULED} (database only) until migration moves it. Without an index every task is
  * {@code SCHEDULED}.
  */
-public final class Tiers {
+final class Tiers {
 
     private final boolean indexed;
 

@@ -8,7 +8,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * Where the consumer loop sleeps until the earliest due time it knows of. Producers in this JVM and wake-ups from
  * other instances lower that time; a wake-up is a hint, so a lost one costs no more than the loop's own cap.
  */
-public final class WakeSignal {
+final class WakeSignal {
 
     private final ReentrantLock lock = new ReentrantLock();
 

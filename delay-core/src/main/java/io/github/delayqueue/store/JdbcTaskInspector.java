@@ -19,7 +19,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * which costs an index dive, so no answer grows with the table. Per-type figures read a bounded number of rows per
  * status; requested delays sample the most recent ids.
  */
-public class JdbcTaskInspector implements TaskInspector {
+class JdbcTaskInspector implements TaskInspector {
 
     static final String COUNT_UP_TO = "SELECT COUNT(*) FROM (SELECT 1 FROM %1$s WHERE %2$s LIMIT ?) counted";
 

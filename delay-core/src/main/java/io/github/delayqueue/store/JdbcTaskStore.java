@@ -27,7 +27,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * take their connections from {@link EngineConnections}, so they see the database back within a retry of its return
  * even while the pool is still reconnecting; the user's operations take the pool's.
  */
-public class JdbcTaskStore implements TaskStore, AutoCloseable {
+class JdbcTaskStore implements TaskStore, AutoCloseable {
 
     /** How long a claim may wait for its answer, unless told: the default lease. */
     private static final Duration DEFAULT_CLAIM_TIMEOUT = Duration.ofSeconds(30);

@@ -3,6 +3,7 @@ package io.github.delayqueue.store;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import javax.sql.DataSource;
 
 import io.github.delayqueue.api.TaskStatus;
 import org.jspecify.annotations.Nullable;
@@ -15,6 +16,17 @@ import org.jspecify.annotations.Nullable;
  * the database's estimate and say so, and per-type figures come from a bounded sample.
  */
 public interface TaskInspector {
+
+    /**
+     * The inspector of a MySQL 8 or MariaDB 10.6+ task table.
+     *
+     * @param dataSource where the table is
+     * @param table the task table's name
+     * @return the inspector
+     */
+    static TaskInspector jdbc(DataSource dataSource, String table) {
+        return new JdbcTaskInspector(dataSource, table);
+    }
 
     /** Counts up to this many are exact; larger ones are estimates of the database's index statistics. */
     int EXACT_UP_TO = 10_000;

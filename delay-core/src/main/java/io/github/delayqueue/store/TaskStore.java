@@ -1,5 +1,6 @@
 package io.github.delayqueue.store;
 
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -7,6 +8,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Function;
+import javax.sql.DataSource;
 
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.api.TaskView;
@@ -20,6 +22,19 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * other method runs in a transaction of its own.
  */
 public interface TaskStore {
+
+    /**
+     * The store on a MySQL 8 or MariaDB 10.6+ table, the one the queue is built for; {@code DelayQueueRuntime}'s
+     * builder makes it from its {@code DataSource}.
+     *
+     * @param dataSource where the table is
+     * @param table the task table's name
+     * @param claimTimeout how long a claim waits for the database's answer: the lease
+     * @return the store; close it (it is {@link AutoCloseable}) to release the connections it opened itself
+     */
+    static TaskStore jdbc(DataSource dataSource, String table, Duration claimTimeout) {
+        return new JdbcTaskStore(dataSource, table, claimTimeout);
+    }
 
     /**
      * Whether the store's writes, made now on the calling thread, go with the caller's transaction: committed or

@@ -1,4 +1,4 @@
-package io.github.delayqueue.autoconfigure;
+package io.github.delayqueue.runtime;
 
 import java.net.InetAddress;
 import java.util.UUID;
@@ -16,7 +16,7 @@ final class InstanceIds {
     /** The owner column's length. */
     static final int MAX_LENGTH = 128;
 
-    private static final int SUFFIX_LENGTH = 9; // ':' and 8 hex digits
+    static final int SUFFIX_LENGTH = 9; // ':' and 8 hex digits
 
     private InstanceIds() {
     }

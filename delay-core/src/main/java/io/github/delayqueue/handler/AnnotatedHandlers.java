@@ -1,0 +1,116 @@
+package io.github.delayqueue.handler;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.github.delayqueue.api.DelayedHandler;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
+
+/**
+ * Turns the {@link DelayedHandler} methods of an object (a Spring proxy included) into handlers. Attribute values go
+ * through a resolver first (Spring Boot's resolves {@code ${...}} placeholders); durations are written as
+ * {@code 10s}, {@code 500ms}, {@code 2h} or ISO-8601 ({@code PT10S}); a bad value or signature is an error naming the
+ * method and the attribute.
+ */
+final class AnnotatedHandlers {
+
+    /** A number and an optional unit, as Spring Boot's simple duration style writes them. */
+    private static final Pattern SIMPLE = Pattern.compile("^([+-]?\\d+)([a-zA-Z]{0,2})$");
+
+    private AnnotatedHandlers() {
+    }
+
+    static void register(HandlerRegistry registry, Object bean, UnaryOperator<String> resolver, Backoff defaults) {
+        Class<?> target = AopUtils.getTargetClass(bean);
+        if (!AnnotationUtils.isCandidateClass(target, DelayedHandler.class)) {
+            return;
+        }
+        Map<Method, DelayedHandler> methods = MethodIntrospector.selectMethods(target,
+                (MethodIntrospector.MetadataLookup<DelayedHandler>) method -> AnnotatedElementUtils
+                    .findMergedAnnotation(method, DelayedHandler.class));
+        methods.forEach((method, annotation) -> registry.register(handler(bean, method, annotation, resolver,
+                defaults)));
+    }
+
+    private static TaskHandler handler(Object bean, Method method, DelayedHandler annotation,
+            UnaryOperator<String> resolver, Backoff defaults) {
+        String where = "@DelayedHandler on " + method.getDeclaringClass().getName() + "." + method.getName();
+        String type = resolve(resolver, annotation.type());
+        if (type.isBlank()) {
+            throw new IllegalStateException(where + ": type must not be blank");
+        }
+        if (annotation.maxAttempts() < 0) {
+            throw new IllegalStateException(where + ": maxAttempts must be at least 1, or 0 for the default");
+        }
+        if (annotation.concurrency() < 0) {
+            throw new IllegalStateException(where + ": concurrency must not be negative");
+        }
+        HandlerSettings settings = new HandlerSettings(annotation.maxAttempts() == 0 ? null : annotation.maxAttempts(),
+                backoff(where, annotation, resolver, defaults), annotation.concurrency());
+        Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
+        return new MethodTaskHandler(type, settings, bean, invocable, method);
+    }
+
+    private static @Nullable Backoff backoff(String where, DelayedHandler annotation, UnaryOperator<String> resolver,
+            Backoff defaults) {
+        String backoff = resolve(resolver, annotation.backoff());
+        String multiplier = resolve(resolver, annotation.multiplier());
+        String maxBackoff = resolve(resolver, annotation.maxBackoff());
+        if (backoff.isEmpty() && multiplier.isEmpty() && maxBackoff.isEmpty()) {
+            return null;
+        }
+        try {
+            Duration initial = backoff.isEmpty() ? defaults.initial() : duration(backoff);
+            double factor = multiplier.isEmpty() ? defaults.multiplier() : Double.parseDouble(multiplier);
+            Duration max = maxBackoff.isEmpty() ? defaults.max() : duration(maxBackoff);
+            if (max.compareTo(initial) < 0) {
+                max = maxBackoff.isEmpty() ? initial : max;
+            }
+            return new Backoff(initial, factor, max);
+        }
+        catch (IllegalArgumentException | DateTimeParseException ex) {
+            throw new IllegalStateException(where + ": invalid backoff (backoff=\"" + backoff + "\", multiplier=\""
+                    + multiplier + "\", maxBackoff=\"" + maxBackoff + "\"): " + ex.getMessage()
+                    + "; use durations like 10s or PT10S and a multiplier >= 1", ex);
+        }
+    }
+
+    /** {@code 10s}, {@code 500ms}, {@code 2h}, a bare number of milliseconds, or ISO-8601. */
+    static Duration duration(String value) {
+        Matcher simple = SIMPLE.matcher(value);
+        if (!simple.matches()) {
+            return Duration.parse(value);
+        }
+        long amount = Long.parseLong(simple.group(1));
+        return switch (simple.group(2).toLowerCase(java.util.Locale.ROOT)) {
+            case "ns" -> Duration.ofNanos(amount);
+            case "us" -> Duration.of(amount, ChronoUnit.MICROS);
+            case "", "ms" -> Duration.ofMillis(amount);
+            case "s" -> Duration.ofSeconds(amount);
+            case "m" -> Duration.ofMinutes(amount);
+            case "h" -> Duration.ofHours(amount);
+            case "d" -> Duration.ofDays(amount);
+            default -> throw new IllegalArgumentException(
+                    "'" + value + "' has an unknown unit: use ns, us, ms, s, m, h or d");
+        };
+    }
+
+    private static String resolve(UnaryOperator<String> resolver, String value) {
+        if (value.isEmpty()) {
+            return value;
+        }
+        String resolved = resolver.apply(value);
+        return resolved == null ? "" : resolved.trim();
+    }
+}

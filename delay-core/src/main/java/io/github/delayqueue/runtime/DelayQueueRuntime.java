@@ -1,0 +1,335 @@
+package io.github.delayqueue.runtime;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+
+import io.github.delayqueue.api.DelayQueue;
+import io.github.delayqueue.store.TaskInspector;
+import io.github.delayqueue.store.TaskStore;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One delay queue on one {@link DataSource}: the {@link DelayQueue} to schedule with, and, unless the builder made a
+ * producer-only instance, the engine that runs due tasks, together with the time index, the clock and the threads they
+ * use. Built by {@link #builder(DataSource)} (Spring Boot's auto-configuration calls the same builder), started with
+ * {@link #start()} and stopped with {@link #stop()} or {@link #close()}.
+ * <p>
+ * An application that runs on Spring Boot injects it to read {@link #status()} or to stop taking tasks itself; one
+ * without Boot builds it, starts it after its handlers exist and closes it when it shuts down.
+ * <p>
+ * Stopping has two steps so that it fits a container's grace period: {@link #stopTakingTasks()} stops claiming and
+ * hands back claimed tasks that never started; {@link #drain()} then waits for running handlers (up to the builder's
+ * shutdown timeout, counted from the first step) and writes their results. {@link #stop()} runs both. A stopped
+ * runtime can be started again and then works as after its first start.
+ *
+ * @since 0.1.0
+ */
+public final class DelayQueueRuntime implements AutoCloseable {
+
+    private final DelayQueue queue;
+
+    private final TaskStore store;
+
+    private final TaskInspector inspector;
+
+    private final @Nullable DelayQueueEngine engine;
+
+    private final @Nullable Indexer indexer;
+
+    private final Tiers tiers;
+
+    private final QueueClock clock;
+
+    private final DeadLetters deadLetters;
+
+    private final List<PeriodicJob> jobs;
+
+    private final List<AutoCloseable> owned;
+
+    private volatile boolean running;
+
+    DelayQueueRuntime(DelayQueue queue, TaskStore store, TaskInspector inspector, @Nullable DelayQueueEngine engine,
+            @Nullable Indexer indexer, Tiers tiers, QueueClock clock, DeadLetters deadLetters, List<PeriodicJob> jobs,
+            List<AutoCloseable> owned) {
+        this.queue = queue;
+        this.store = store;
+        this.inspector = inspector;
+        this.engine = engine;
+        this.indexer = indexer;
+        this.tiers = tiers;
+        this.clock = clock;
+        this.deadLetters = deadLetters;
+        this.jobs = List.copyOf(jobs);
+        this.owned = List.copyOf(owned);
+    }
+
+    /**
+     * Starts building a queue whose tasks live in a table of {@code dataSource} (MySQL 8 or MariaDB 10.6+).
+     *
+     * @param dataSource where the task table is
+     * @return a builder with the defaults of the {@code delay.*} properties
+     */
+    public static DelayQueueRuntimeBuilder builder(DataSource dataSource) {
+        return new DelayQueueRuntimeBuilder(dataSource);
+    }
+
+    /**
+     * Starts building a queue on a store of one's own (an implementation of the store SPI, such as the in-memory one
+     * of {@code delay-test}), read by {@code inspector}.
+     *
+     * @param store where tasks are kept
+     * @param inspector reads that store for the endpoint, the health and the gauges
+     * @return a builder with the defaults of the {@code delay.*} properties
+     */
+    public static DelayQueueRuntimeBuilder builder(TaskStore store, TaskInspector inspector) {
+        return new DelayQueueRuntimeBuilder(store, inspector);
+    }
+
+    /**
+     * The queue applications schedule, cancel and look up tasks with.
+     *
+     * @return the queue, usable before {@link #start()} (producers need no engine)
+     */
+    public DelayQueue queue() {
+        return queue;
+    }
+
+    /**
+     * Read-only views of the task table: counts by status, overdue tasks, one task by id.
+     *
+     * @return the inspector on the queue's store
+     */
+    public TaskInspector inspector() {
+        return inspector;
+    }
+
+    /**
+     * Runs a dead-lettered ({@code FAILED}) task again, from its first attempt, as soon as possible.
+     *
+     * @param id the task's id
+     * @return whether the task was {@code FAILED} and is now pending again
+     */
+    public boolean rerun(long id) {
+        return deadLetters.rerun(id);
+    }
+
+    /**
+     * The queue's time: the database's clock when the builder aligned to it, else the builder's clock.
+     *
+     * @return now, as the queue compares due times with it
+     */
+    public Instant now() {
+        return Instant.ofEpochMilli(clock.now());
+    }
+
+    /**
+     * The queue's clock with its measured offset to the database, for tools that measure lateness as the engine sees
+     * it.
+     *
+     * @return the clock the engine compares due times with
+     */
+    public QueueClock clock() {
+        return clock;
+    }
+
+    /**
+     * Where due tasks are found: in the database alone, or, for tasks due soon, in the time index too.
+     *
+     * @return the mode the builder chose (hybrid when it was given a time index)
+     */
+    public Mode mode() {
+        return tiers.indexed() ? Mode.HYBRID : Mode.JDBC;
+    }
+
+    /**
+     * In hybrid mode, how soon a task must be due to go into the time index.
+     *
+     * @return the threshold, or {@code null} in jdbc mode
+     */
+    public @Nullable Duration hybridThreshold() {
+        return tiers.indexed() ? Duration.ofMillis(tiers.thresholdMillis()) : null;
+    }
+
+    /**
+     * Whether the time index answered its last call.
+     *
+     * @return {@code false} also in jdbc mode
+     */
+    public boolean indexAnswers() {
+        Indexer index = indexer;
+        return index != null && index.available();
+    }
+
+    /**
+     * How many shards the time index has, for gauges.
+     *
+     * @return the number of shards; 0 in jdbc mode
+     */
+    public int indexShards() {
+        Indexer index = indexer;
+        return index == null ? 0 : index.index().shards();
+    }
+
+    /**
+     * How many task ids a shard of the time index holds, for gauges.
+     *
+     * @param shard from 0 to {@link #indexShards()} - 1
+     * @return the shard's size
+     * @throws IllegalStateException in jdbc mode
+     * @throws RuntimeException when the index does not answer
+     */
+    public long indexShardSize(int shard) {
+        Indexer index = indexer;
+        if (index == null) {
+            throw new IllegalStateException("jdbc mode has no time index");
+        }
+        return index.index().size(shard);
+    }
+
+    /**
+     * What this instance does right now, for health checks.
+     *
+     * @return the runtime's status
+     */
+    public Status status() {
+        Indexer index = indexer;
+        Boolean indexAnswers = index == null ? null : index.available();
+        DelayQueueEngine consumer = engine;
+        if (consumer == null) {
+            return new Status(mode(), indexAnswers, null, false, 0, 0, List.of());
+        }
+        List<Work> work = new ArrayList<>();
+        for (EngineWork each : consumer.work()) {
+            work.add(new Work(each.name(), each.sinceLastRun(), each.stalled()));
+        }
+        return new Status(mode(), indexAnswers, consumer.instanceId(), consumer.isRunning(), consumer.heldTasks(),
+                consumer.capacity(), List.copyOf(work));
+    }
+
+    /**
+     * Starts the engine (unless this is a producer-only instance) and the clock alignment; call it once the handlers
+     * are registered. Starting a started runtime does nothing.
+     */
+    public synchronized void start() {
+        if (!running) {
+            jobs.forEach(PeriodicJob::start);
+            running = true;
+        }
+        if (engine != null) {
+            engine.start(); // also after stopTakingTasks() alone: it finishes that stop's drain first
+        }
+    }
+
+    /**
+     * The first stop step: no more claims; claimed tasks that have not started go back to pending at once, attempt
+     * uncounted, for other instances to take. Running handlers go on until {@link #drain()}.
+     */
+    public synchronized void stopTakingTasks() {
+        if (engine != null) {
+            engine.stopClaiming();
+        }
+    }
+
+    /**
+     * The second stop step: waits for running handlers until the shutdown timeout after {@link #stopTakingTasks()},
+     * writes their results and stops the runtime's work; a handler still running then is interrupted and its task
+     * left to its lease. Does nothing when nothing was stopped.
+     */
+    public synchronized void drain() {
+        if (engine != null) {
+            engine.drain();
+        }
+        if (running) {
+            jobs.forEach(PeriodicJob::stop);
+            running = false;
+        }
+    }
+
+    /** Both stop steps at once. The runtime can be started again. */
+    public synchronized void stop() {
+        stopTakingTasks();
+        drain();
+    }
+
+    /**
+     * Whether the runtime was started and not stopped since.
+     *
+     * @return {@code true} between {@link #start()} and the end of a stop
+     */
+    public boolean isRunning() {
+        return running;
+    }
+
+    /** Stops, then releases what the builder created itself (threads, the store's own connections). */
+    @Override
+    public synchronized void close() {
+        stop();
+        for (AutoCloseable resource : owned) {
+            try {
+                resource.close();
+            }
+            catch (Exception ex) {
+                org.slf4j.LoggerFactory.getLogger(DelayQueueRuntime.class).warn("Could not close {}: {}", resource,
+                        ex.toString());
+            }
+        }
+        if (store instanceof AutoCloseable closeable && !owned.contains(closeable)) {
+            try {
+                closeable.close();
+            }
+            catch (Exception ex) {
+                org.slf4j.LoggerFactory.getLogger(DelayQueueRuntime.class).warn("Could not close the task store: {}",
+                        ex.toString());
+            }
+        }
+    }
+
+    /** The engine, for tests in this package that crash it. */
+    @Nullable DelayQueueEngine engine() {
+        return engine;
+    }
+
+    /**
+     * Where due tasks are found.
+     *
+     * @since 0.1.0
+     */
+    public enum Mode {
+
+        /** The database alone: polled every {@code poll-interval}. */
+        JDBC,
+
+        /** Tasks due within the hybrid threshold also in the Redis time index, which wakes the instances. */
+        HYBRID
+    }
+
+    /**
+     * What the runtime does right now.
+     *
+     * @param mode where due tasks are found
+     * @param indexAnswers whether the time index answered its last call; {@code null} in jdbc mode
+     * @param instanceId the owner this instance writes on the tasks it claims; {@code null} on a producer-only instance
+     * @param running whether the engine claims and runs tasks
+     * @param heldTasks tasks this instance holds: claimed, running, or finished with the result not yet written
+     * @param capacity the most tasks it holds at once
+     * @param work the engine's loops and periodic jobs, each with when it last completed a run; empty when stopped
+     * @since 0.1.0
+     */
+    public record Status(Mode mode, @Nullable Boolean indexAnswers, @Nullable String instanceId, boolean running,
+            int heldTasks, int capacity, List<Work> work) {
+    }
+
+    /**
+     * One of the engine's loops or periodic jobs.
+     *
+     * @param name what it does ("lease renewal", "dispatcher", ...)
+     * @param sinceLastRun how long ago it last completed a run
+     * @param stalled whether that is more than three of its intervals (at least 15 seconds) ago
+     * @since 0.1.0
+     */
+    public record Work(String name, Duration sinceLastRun, boolean stalled) {
+    }
+}
