@@ -12,13 +12,9 @@ import io.github.delayqueue.actuate.DelayQueueEndpoint.BucketDescriptor;
 import io.github.delayqueue.actuate.DelayQueueEndpoint.QueueDescriptor;
 import io.github.delayqueue.actuate.DelayQueueEndpoint.TaskDescriptor;
 import io.github.delayqueue.api.TaskStatus;
-import io.github.delayqueue.handler.JacksonPayloadCodec;
-import io.github.delayqueue.runtime.DeadLetters;
-import io.github.delayqueue.runtime.DefaultDelayQueue;
-import io.github.delayqueue.runtime.QueueClock;
-import io.github.delayqueue.runtime.TaskEvents;
-import io.github.delayqueue.runtime.Tiers;
-import io.github.delayqueue.runtime.WakeSignal;
+import io.github.delayqueue.runtime.DelayQueueRuntime;
+import io.github.delayqueue.runtime.DelayQueueRuntimeBuilder;
+import io.github.delayqueue.runtime.TestScheduler;
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.Completion;
 import io.github.delayqueue.store.Lease;
@@ -26,9 +22,10 @@ import io.github.delayqueue.store.NewTask;
 import io.github.delayqueue.store.TaskInspector;
 import io.github.delayqueue.test.InMemoryTaskInspector;
 import io.github.delayqueue.test.InMemoryTaskStore;
+import io.github.delayqueue.test.InMemoryTimeIndex;
 import io.github.delayqueue.test.SettableClock;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
@@ -48,18 +45,20 @@ class DelayQueueEndpointTests {
 
     private final SettableClock applicationClock = SettableClock.atMillis(T0);
 
-    private final QueueClock clock = new QueueClock(applicationClock);
-
     private final InMemoryTaskStore store = new InMemoryTaskStore(applicationClock);
 
-    private final DelayQueueEndpoint endpoint = endpoint(new InMemoryTaskInspector(store), Tiers.databaseOnly());
+    private final DelayQueueEndpoint endpoint = endpoint(new InMemoryTaskInspector(store), null);
 
-    private DelayQueueEndpoint endpoint(TaskInspector inspector, Tiers tiers) {
-        WakeSignal wake = new WakeSignal(clock);
-        DefaultDelayQueue queue = new DefaultDelayQueue(store, null, new JacksonPayloadCodec(JsonMapper.builder()
-            .build()), 65_536, tiers, clock, wake, TaskEvents.composite(List.of()));
-        return new DelayQueueEndpoint(inspector, queue, new DeadLetters(inspector, null, tiers, clock, wake), tiers,
-                Duration.ofSeconds(30), clock);
+    /** The endpoint of a producer-only runtime on the in-memory store: hybrid with a threshold, jdbc without. */
+    private DelayQueueEndpoint endpoint(TaskInspector inspector, @Nullable Duration hybridThreshold) {
+        DelayQueueRuntimeBuilder builder = DelayQueueRuntime.builder(store, inspector)
+            .clock(applicationClock)
+            .runsTasks(false)
+            .scheduler(TestScheduler.SHARED);
+        if (hybridThreshold != null) {
+            builder.timeIndex(new InMemoryTimeIndex(1)).hybridThreshold(hybridThreshold);
+        }
+        return new DelayQueueEndpoint(builder.build(), Duration.ofSeconds(30));
     }
 
     // --- the queue --------------------------------------------------------------------------------------------
@@ -99,7 +98,7 @@ class DelayQueueEndpointTests {
             }
         };
 
-        QueueDescriptor queue = endpoint(estimating, Tiers.databaseOnly()).queue();
+        QueueDescriptor queue = endpoint(estimating, null).queue();
 
         assertThat(queue.counts()).containsEntry(TaskStatus.SUCCEEDED, 2_500_000L);
         assertThat(queue.estimatedCounts()).containsExactly(TaskStatus.SUCCEEDED);
@@ -161,7 +160,7 @@ class DelayQueueEndpointTests {
         pending("t", T0 + 30 * 60_000, TaskStatus.QUEUED);
         pending("t", T0 + 5 * 3_600_000, TaskStatus.SCHEDULED);
 
-        QueueDescriptor queue = endpoint(new InMemoryTaskInspector(store), Tiers.hybrid(Duration.ofHours(1))).queue();
+        QueueDescriptor queue = endpoint(new InMemoryTaskInspector(store), Duration.ofHours(1)).queue();
 
         assertThat(queue.mode()).isEqualTo("hybrid");
         assertThat(queue.threshold().current()).isEqualTo("1h");

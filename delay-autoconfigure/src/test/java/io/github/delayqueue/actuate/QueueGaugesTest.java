@@ -1,7 +1,6 @@
 package io.github.delayqueue.actuate;
 
 import java.lang.reflect.Proxy;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
@@ -9,9 +8,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.api.TaskStatus;
-import io.github.delayqueue.runtime.QueueClock;
+import io.github.delayqueue.runtime.DelayQueueRuntime;
 import io.github.delayqueue.runtime.TestScheduler;
 import io.github.delayqueue.store.TaskInspector;
+import io.github.delayqueue.test.InMemoryTaskStore;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,8 +34,11 @@ class QueueGaugesTest {
                     case "overdue" -> new TaskInspector.Overdue(TaskInspector.Count.exact(0), null);
                     default -> throw new AssertionError("unexpected call: " + method.getName());
                 });
-        QueueGauges gauges = new QueueGauges(inspector, null, new QueueClock(Clock.systemUTC()), Duration.ofMillis(20),
-                TestScheduler.SHARED);
+        DelayQueueRuntime runtime = DelayQueueRuntime.builder(new InMemoryTaskStore(), inspector)
+            .runsTasks(false)
+            .scheduler(TestScheduler.SHARED)
+            .build();
+        QueueGauges gauges = new QueueGauges(runtime, Duration.ofMillis(20), TestScheduler.SHARED);
         gauges.start();
         try {
             await().atMost(5, TimeUnit.SECONDS).untilAsserted(() -> assertThat(gauges.lastRefresh()).isNotNull());

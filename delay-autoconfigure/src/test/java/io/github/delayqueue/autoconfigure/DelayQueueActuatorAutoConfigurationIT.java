@@ -8,7 +8,6 @@ import io.github.delayqueue.actuate.QueueGauges;
 import io.github.delayqueue.actuate.TaskMeters;
 import io.github.delayqueue.api.EnableDelayQueue;
 import io.github.delayqueue.handler.HandlerInvoker;
-import io.github.delayqueue.runtime.DeadLetters;
 import io.github.delayqueue.store.TaskInspector;
 import io.github.delayqueue.testservices.TestDatabase;
 import io.github.delayqueue.testservices.TestServices;
@@ -91,7 +90,6 @@ class DelayQueueActuatorAutoConfigurationIT {
             assertThat(context).hasBean("delayQueueHealthIndicator");
             assertThat(context).hasSingleBean(DelayQueueEndpoint.class);
             assertThat(context).hasSingleBean(DelayQueueEndpointWebExtension.class);
-            assertThat(context).hasSingleBean(DeadLetters.class);
             assertThat(context.getBean(HandlerInvoker.class)).isInstanceOf(ObservedHandlerInvoker.class);
             assertThat(context.getBean(MeterRegistry.class).find("delay.tasks.pending").gauges()).hasSize(3);
         });
@@ -119,8 +117,6 @@ class DelayQueueActuatorAutoConfigurationIT {
                 assertThat(context).hasNotFailed();
                 assertThat(context).doesNotHaveBean(DelayQueueHealthIndicator.class);
                 assertThat(context).doesNotHaveBean(DelayQueueEndpoint.class);
-                assertThat(context).doesNotHaveBean(DeadLetters.class);
-                assertThat(context).doesNotHaveBean(TaskInspector.class);
             });
     }
 

@@ -8,9 +8,7 @@ import io.github.delayqueue.api.EnableDelayQueue;
 import io.github.delayqueue.api.TaskContext;
 import io.github.delayqueue.handler.PayloadCodec;
 import io.github.delayqueue.index.TimeIndex;
-import io.github.delayqueue.runtime.DelayQueueEngine;
-import io.github.delayqueue.runtime.Indexer;
-import io.github.delayqueue.store.TaskStore;
+import io.github.delayqueue.runtime.DelayQueueRuntime;
 import io.github.delayqueue.testservices.TestDatabase;
 import io.github.delayqueue.testservices.TestServices;
 import org.junit.jupiter.api.Test;
@@ -56,8 +54,7 @@ class DelayQueueAutoConfigurationIT {
         runner.withUserConfiguration(NotEnabled.class).run(context -> {
             assertThat(context).hasNotFailed();
             assertThat(context).doesNotHaveBean(DelayQueue.class);
-            assertThat(context).doesNotHaveBean(DelayQueueEngine.class);
-            assertThat(context).doesNotHaveBean(TaskStore.class);
+            assertThat(context).doesNotHaveBean(DelayQueueRuntime.class);
         });
     }
 
@@ -65,9 +62,10 @@ class DelayQueueAutoConfigurationIT {
     void enabledDefinesTheQueueTheEngineAndTheRedisIndex() {
         runner.withUserConfiguration(Enabled.class).run(context -> {
             assertThat(context).hasSingleBean(DelayQueue.class);
-            assertThat(context).hasSingleBean(DelayQueueEngine.class);
             assertThat(context).hasSingleBean(TimeIndex.class);
-            assertThat(context).hasSingleBean(Indexer.class);
+            DelayQueueRuntime.Status status = context.getBean(DelayQueueRuntime.class).status();
+            assertThat(status.mode()).isEqualTo(DelayQueueRuntime.Mode.HYBRID);
+            assertThat(status.instanceId()).as("an engine").isNotNull();
         });
     }
 
@@ -98,7 +96,7 @@ class DelayQueueAutoConfigurationIT {
     void producerOnlyInstancesScheduleButNeverRun() {
         runner.withUserConfiguration(Enabled.class).withPropertyValues("delay.worker.enabled=false").run(context -> {
             assertThat(context).hasSingleBean(DelayQueue.class);
-            assertThat(context).doesNotHaveBean(DelayQueueEngine.class);
+            assertThat(context.getBean(DelayQueueRuntime.class).status().instanceId()).as("no engine").isNull();
             long id = context.getBean(DelayQueue.class).schedule("t", "x", Duration.ZERO);
             assertThat(context.getBean(DelayQueue.class).find(id)).isPresent();
         });

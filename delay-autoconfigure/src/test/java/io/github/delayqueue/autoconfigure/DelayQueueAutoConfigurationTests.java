@@ -26,21 +26,12 @@ import io.github.delayqueue.handler.HandlerSettings;
 import io.github.delayqueue.handler.JacksonPayloadCodec;
 import io.github.delayqueue.handler.PayloadBindingException;
 import io.github.delayqueue.handler.PayloadCodec;
-import io.github.delayqueue.handler.RetryPolicy;
 import io.github.delayqueue.index.IndexAccess;
 import io.github.delayqueue.index.RedisTimeIndex;
 import io.github.delayqueue.index.TimeIndex;
-import io.github.delayqueue.runtime.ClockAligner;
-import io.github.delayqueue.runtime.DelayQueueEngine;
-import io.github.delayqueue.runtime.IndexWatch;
-import io.github.delayqueue.runtime.Indexer;
-import io.github.delayqueue.runtime.QueueClock;
-import io.github.delayqueue.runtime.TaskEvents;
-import io.github.delayqueue.runtime.TestScheduler;
-import io.github.delayqueue.runtime.Tiers;
-import io.github.delayqueue.runtime.WakeSignal;
-import io.github.delayqueue.store.JdbcTaskStore;
-import io.github.delayqueue.store.TaskStore;
+import io.github.delayqueue.runtime.DelayQueueRuntime;
+import io.github.delayqueue.store.TaskInspector;
+import io.github.delayqueue.test.InMemoryTaskInspector;
 import io.github.delayqueue.test.InMemoryTaskStore;
 import io.github.delayqueue.test.InMemoryTimeIndex;
 import io.github.delayqueue.test.SettableClock;
@@ -80,7 +71,6 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
-import static org.mockito.Mockito.mock;
 
 /**
  * {@link DelayQueueAutoConfiguration} (with {@link DelayQueueRedisConfiguration}) without a database or Redis: its
@@ -125,15 +115,12 @@ class DelayQueueAutoConfigurationTests {
         runner.withUserConfiguration(Enabled.class).run(context -> {
             assertThat(context).hasNotFailed();
             assertThat(context).hasSingleBean(DelayQueue.class);
-            assertThat(context).hasSingleBean(HandlerRegistry.class);
-            assertThat(context).hasSingleBean(QueueClock.class);
+            assertThat(context).hasSingleBean(DelayQueueRuntime.class);
+            assertThat(context).hasSingleBean(TaskInspector.class);
             assertThat(context).hasSingleBean(PayloadCodec.class);
-            assertThat(context).hasSingleBean(RetryPolicy.class);
-            assertThat(context.getBean(TaskStore.class)).isInstanceOf(InMemoryTaskStore.class);
-            assertThat(context.getBean(Tiers.class).indexed()).isFalse();
-            assertThat(context).doesNotHaveBean(DelayQueueEngine.class);
-            assertThat(context).doesNotHaveBean(DelayQueueEngine.Drain.class);
-            assertThat(context).doesNotHaveBean(ClockAligner.class);
+            DelayQueueRuntime.Status status = context.getBean(DelayQueueRuntime.class).status();
+            assertThat(status.mode()).isEqualTo(DelayQueueRuntime.Mode.JDBC);
+            assertThat(status.instanceId()).as("no engine").isNull();
             assertThat(context).doesNotHaveBean(TimeIndex.class);
 
             long id = context.getBean(DelayQueue.class).schedule("t", "p", Duration.ofMinutes(5));
@@ -151,7 +138,8 @@ class DelayQueueAutoConfigurationTests {
             .withUserConfiguration(Enabled.class)
             .run(context -> {
                 assertThat(context).hasNotFailed();
-                assertThat(context.getBean(TaskStore.class)).isInstanceOf(JdbcTaskStore.class);
+                assertThat(context.getBean(DelayQueueRuntime.class).inspector().getClass().getSimpleName())
+                    .isEqualTo("JdbcTaskInspector");
             });
     }
 
@@ -163,32 +151,24 @@ class DelayQueueAutoConfigurationTests {
                 .rootCause()
                 .isInstanceOf(InvalidConfigurationPropertyValueException.class)
                 .hasMessageContaining("spring.datasource.url")
-                .hasMessageContaining("exactly one DataSource"));
+                .hasMessageContaining("needs a DataSource"));
         QueueContexts.bare()
             .withUserConfiguration(Enabled.class)
             .withBean("orders", DataSource.class, RefusingDataSource::new)
             .withBean("reports", DataSource.class, RefusingDataSource::new)
             .run(context -> assertThat(context).getFailure()
                 .rootCause()
-                .hasMessageContaining("mark one DataSource @Primary"));
+                .hasMessageContaining("@DelayQueueDataSource"));
     }
 
     // --- each bean backs off --------------------------------------------------------------------------------
 
     static Stream<Arguments> replaceableBeans() {
-        QueueClock clock = new QueueClock(Clock.systemUTC());
-        return Stream.of(beanOfItsOwn(HandlerRegistry.class, HandlerRegistry::new),
-                beanOfItsOwn(QueueClock.class, () -> clock),
-                beanOfItsOwn(PayloadCodec.class, () -> new JacksonPayloadCodec(JsonMapper.builder().build())),
-                beanOfItsOwn(WakeSignal.class, () -> new WakeSignal(clock)),
-                beanOfItsOwn(Tiers.class, Tiers::databaseOnly),
-                beanOfItsOwn(RetryPolicy.class,
-                        () -> new RetryPolicy(9, new Backoff(Duration.ofSeconds(1), 1.0, Duration.ofSeconds(1)))),
+        return Stream.of(beanOfItsOwn(PayloadCodec.class, () -> new JacksonPayloadCodec(JsonMapper.builder().build())),
                 beanOfItsOwn(DelayQueue.class, () -> unusable(DelayQueue.class)),
-                beanOfItsOwn(ClockAligner.class,
-                        () -> new ClockAligner(TestScheduler.SHARED, clock, () -> System.currentTimeMillis() * 1000,
-                                Duration.ofMinutes(1)),
-                        "delay.clock.source=database"),
+                beanOfItsOwn(TaskInspector.class, () -> new InMemoryTaskInspector(new InMemoryTaskStore())),
+                beanOfItsOwn(DelayQueueRuntime.class, () -> DelayQueueRuntime.builder(new InMemoryTaskStore(),
+                        new InMemoryTaskInspector(new InMemoryTaskStore())).runsTasks(false).build()),
                 beanOfItsOwn(TimeIndex.class, () -> new InMemoryTimeIndex(1), "delay.mode=hybrid"));
     }
 
@@ -211,20 +191,36 @@ class DelayQueueAutoConfigurationTests {
     }
 
     @Test
-    void theApplicationsIndexerAndEngineReplaceTheQueues() {
-        InMemoryTimeIndex index = new InMemoryTimeIndex(1);
-        Indexer indexer = new Indexer(index, TaskEvents.composite(List.of()));
-        DelayQueueEngine engine = mock(DelayQueueEngine.class);
+    void customizersChangeTheBuilderAfterThePropertiesInTheirOrder() {
+        List<String> applied = new java.util.concurrent.CopyOnWriteArrayList<>();
         runner.withUserConfiguration(Enabled.class)
-            .withBean(TimeIndex.class, () -> index)
-            .withBean(Indexer.class, () -> indexer)
-            .withBean(DelayQueueEngine.class, () -> engine)
-            .withPropertyValues("delay.mode=hybrid", "delay.worker.enabled=true")
+            .withPropertyValues("delay.worker.enabled=true", "delay.worker.shutdown-timeout=1s")
+            .withBean("second", DelayQueueRuntimeCustomizer.class, () -> new Ordered(2, applied, false))
+            .withBean("first", DelayQueueRuntimeCustomizer.class, () -> new Ordered(1, applied, true))
             .run(context -> {
                 assertThat(context).hasNotFailed();
-                assertThat(context.getBean(Indexer.class)).isSameAs(indexer);
-                assertThat(context.getBean(DelayQueueEngine.class)).isSameAs(engine);
+                assertThat(applied).containsExactly("first", "second");
+                assertThat(context.getBean(DelayQueueRuntime.class).status().instanceId())
+                    .as("the customizer switched the engine off after the property switched it on").isNull();
             });
+    }
+
+    /** A customizer that records its order and may switch the engine off. */
+    record Ordered(int order, List<String> applied, boolean producerOnly)
+            implements DelayQueueRuntimeCustomizer, org.springframework.core.Ordered {
+
+        @Override
+        public void customize(io.github.delayqueue.runtime.DelayQueueRuntimeBuilder builder) {
+            applied.add(order == 1 ? "first" : "second");
+            if (producerOnly) {
+                builder.runsTasks(false);
+            }
+        }
+
+        @Override
+        public int getOrder() {
+            return order;
+        }
     }
 
     // --- jdbc and hybrid mode -------------------------------------------------------------------------------
@@ -238,7 +234,7 @@ class DelayQueueAutoConfigurationTests {
                 assertThat(context).hasNotFailed();
                 assertThat(context).hasSingleBean(DelayQueue.class);
                 assertThat(context).doesNotHaveBean(TimeIndex.class);
-                assertThat(context).doesNotHaveBean(Indexer.class);
+                assertThat(context.getBean(DelayQueueRuntime.class).mode()).isEqualTo(DelayQueueRuntime.Mode.JDBC);
                 assertThat(context).doesNotHaveBean("redisConnectionFactory");
             });
     }
@@ -281,9 +277,10 @@ class DelayQueueAutoConfigurationTests {
                     assertThat(index.shards()).isEqualTo(4);
                     assertThat(IndexAccess.key(index, 3)).isEqualTo("shop:due:{shop:3}");
                 });
-                assertThat(context.getBean(Indexer.class).index()).isSameAs(context.getBean(TimeIndex.class));
-                assertThat(context.getBean(Tiers.class).indexed()).isTrue();
-                assertThat(context.getBean(Tiers.class).thresholdMillis()).isEqualTo(600_000);
+                DelayQueueRuntime runtime = context.getBean(DelayQueueRuntime.class);
+                assertThat(runtime.mode()).isEqualTo(DelayQueueRuntime.Mode.HYBRID);
+                assertThat(runtime.indexShards()).isEqualTo(4);
+                assertThat(runtime.hybridThreshold()).isEqualTo(Duration.ofMinutes(10));
             });
     }
 
@@ -298,8 +295,7 @@ class DelayQueueAutoConfigurationTests {
                     "delay.clock.source=local")
             .run(context -> {
                 assertThat(context).hasNotFailed();
-                assertThat(context).hasSingleBean(Indexer.class);
-                assertThat(context.getBean(Tiers.class).indexed()).isTrue();
+                assertThat(context.getBean(DelayQueueRuntime.class).mode()).isEqualTo(DelayQueueRuntime.Mode.HYBRID);
             });
     }
 
@@ -316,8 +312,8 @@ class DelayQueueAutoConfigurationTests {
                     new MapPropertySource("spelled", Map.of("delay.mode", mode))))
             .run(context -> {
                 assertThat(context).hasNotFailed();
-                assertThat(context.getBean(Tiers.class).indexed()).isTrue();
-                assertThat(context).as("the index the hybrid tiers need").hasSingleBean(Indexer.class);
+                assertThat(context.getBean(DelayQueueRuntime.class).mode()).isEqualTo(DelayQueueRuntime.Mode.HYBRID);
+                assertThat(context).as("the index the hybrid tiers need").hasSingleBean(TimeIndex.class);
             });
     }
 
@@ -330,7 +326,7 @@ class DelayQueueAutoConfigurationTests {
             .withClassLoader(WITHOUT_REDIS)
             .run(context -> {
                 assertThat(context).hasNotFailed();
-                assertThat(context.getBean(Indexer.class).index()).isSameAs(index);
+                assertThat(context.getBean(DelayQueueRuntime.class).indexShards()).isEqualTo(2);
             });
     }
 
@@ -363,24 +359,19 @@ class DelayQueueAutoConfigurationTests {
                 .hasMessageContaining("needs a RedisConnectionFactory"));
     }
 
-    /** A producer-only instance has no engine to notice Redis coming back; the index watch does it instead. */
     @Test
-    void inHybridModeAProducerOnlyInstanceWatchesTheIndexAndAWorkerRunsTheEngine() {
+    void inHybridModeAWorkerRunsTheEngineAndAProducerOnlyInstanceDoesNot() {
         ApplicationContextRunner hybrid = runner.withUserConfiguration(Enabled.class)
             .withBean(TimeIndex.class, () -> new InMemoryTimeIndex(1))
             .withPropertyValues("delay.mode=hybrid", "delay.worker.shutdown-timeout=1s");
-        hybrid.run(context -> {
-            assertThat(context).hasSingleBean(IndexWatch.class);
-            assertThat(context).doesNotHaveBean(DelayQueueEngine.class);
-        });
+        hybrid.run(context -> assertThat(context.getBean(DelayQueueRuntime.class).status().instanceId()).isNull());
         hybrid.withPropertyValues("delay.worker.enabled=true").run(context -> {
             assertThat(context).hasNotFailed();
-            assertThat(context).doesNotHaveBean(IndexWatch.class);
-            assertThat(context).hasSingleBean(DelayQueueEngine.class);
-            assertThat(context).hasSingleBean(DelayQueueEngine.Drain.class);
+            DelayQueueRuntime.Status status = context.getBean(DelayQueueRuntime.class).status();
+            assertThat(status.instanceId()).isNotNull();
+            assertThat(status.running()).isTrue();
+            assertThat(context).hasSingleBean(DelayQueueLifecycle.Drain.class);
         });
-        runner.withUserConfiguration(Enabled.class)
-            .run(context -> assertThat(context).as("jdbc mode").doesNotHaveBean(IndexWatch.class));
     }
 
     // --- the clock ------------------------------------------------------------------------------------------
@@ -389,7 +380,7 @@ class DelayQueueAutoConfigurationTests {
     void theQueueReadsTheApplicationsClock() {
         runner.withUserConfiguration(Enabled.class)
             .withBean(Clock.class, () -> SettableClock.atMillis(T0))
-            .run(context -> assertThat(context.getBean(QueueClock.class).now()).isEqualTo(T0));
+            .run(context -> assertThat(context.getBean(DelayQueueRuntime.class).now().toEpochMilli()).isEqualTo(T0));
     }
 
     @Test
@@ -398,18 +389,18 @@ class DelayQueueAutoConfigurationTests {
         ApplicationContextRunner aligned = QueueContexts.bare()
             .withUserConfiguration(Enabled.class)
             .withBean(DataSource.class, RefusingDataSource::new)
-            .withBean(TaskStore.class, () -> new InMemoryTaskStore(database))
+            .withBean(InMemoryTaskStore.class, () -> new InMemoryTaskStore(database))
+            .withUserConfiguration(QueueContexts.InMemoryStore.class)
             .withBean(Clock.class, () -> SettableClock.atMillis(T0));
         for (String source : List.of("database", "DATABASE", "database ")) { // a properties file keeps the space
             aligned.withInitializer(context -> context.getEnvironment().getPropertySources().addFirst(
                     new MapPropertySource("spelled", Map.of("delay.clock.source", source)))).run(context -> {
-                        assertThat(context).as("delay.clock.source=\"%s\"", source).hasSingleBean(ClockAligner.class);
-                        assertThat(context.getBean(QueueClock.class).now()).isEqualTo(T0 + 3_600_000);
+                        assertThat(context.getBean(DelayQueueRuntime.class).now().toEpochMilli())
+                            .as("delay.clock.source=\"%s\"", source).isEqualTo(T0 + 3_600_000);
                     });
         }
         aligned.run(context -> {
-            assertThat(context).doesNotHaveBean(ClockAligner.class);
-            assertThat(context.getBean(QueueClock.class).now()).isEqualTo(T0);
+            assertThat(context.getBean(DelayQueueRuntime.class).now().toEpochMilli()).isEqualTo(T0);
         });
     }
 
@@ -724,7 +715,7 @@ class DelayQueueAutoConfigurationTests {
         runner.withUserConfiguration(Enabled.class)
             .withPropertyValues("delay.worker.enabled=true", "delay.worker.shutdown-timeout=1s")
             .run(context -> assertThat(context.getBeanFactory()
-                .getBeanDefinition(context.getBeanNamesForType(DelayQueueEngine.class)[0])
+                .getBeanDefinition(context.getBeanNamesForType(DelayQueueRuntime.class)[0])
                 .getDependsOn()).contains("delayQueueSchemaInitializer"));
     }
 

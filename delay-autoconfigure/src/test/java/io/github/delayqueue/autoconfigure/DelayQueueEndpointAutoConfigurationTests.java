@@ -1,5 +1,6 @@
 package io.github.delayqueue.autoconfigure;
 
+
 import java.util.List;
 
 import io.github.delayqueue.actuate.DelayQueueEndpoint;
@@ -11,9 +12,7 @@ import io.github.delayqueue.autoconfigure.QueueContexts.Enabled;
 import io.github.delayqueue.autoconfigure.QueueContexts.InMemoryInspection;
 import io.github.delayqueue.autoconfigure.QueueContexts.NotEnabled;
 import io.github.delayqueue.index.TimeIndex;
-import io.github.delayqueue.runtime.DeadLetters;
-import io.github.delayqueue.runtime.QueueClock;
-import io.github.delayqueue.runtime.Tiers;
+import io.github.delayqueue.runtime.DelayQueueRuntime;
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.Completion;
 import io.github.delayqueue.store.Lease;
@@ -48,7 +47,6 @@ class DelayQueueEndpointAutoConfigurationTests {
             assertThat(context).hasNotFailed();
             assertThat(context).hasSingleBean(DelayQueueEndpoint.class);
             assertThat(context).hasSingleBean(DelayQueueEndpointWebExtension.class);
-            assertThat(context).hasSingleBean(DeadLetters.class);
             context.getBean(DelayQueue.class).schedule("t", "p", java.time.Duration.ofHours(2));
 
             DelayQueueEndpoint.QueueDescriptor queue = context.getBean(DelayQueueEndpoint.class).queue();
@@ -73,7 +71,6 @@ class DelayQueueEndpointAutoConfigurationTests {
         runner.run(context -> {
             assertThat(context).hasNotFailed();
             assertThat(context).doesNotHaveBean(DelayQueueEndpoint.class);
-            assertThat(context).doesNotHaveBean(DeadLetters.class);
         });
     }
 
@@ -94,8 +91,7 @@ class DelayQueueEndpointAutoConfigurationTests {
             .run(context -> {
                 assertThat(context).hasNotFailed();
                 assertThat(context).doesNotHaveBean(DelayQueueEndpoint.class);
-                assertThat(context).doesNotHaveBean(DeadLetters.class);
-            });
+                });
         QueueContexts.queue()
             .withConfiguration(AutoConfigurations.of(DelayQueueEndpointAutoConfiguration.class))
             .withUserConfiguration(NotEnabled.class)
@@ -110,10 +106,8 @@ class DelayQueueEndpointAutoConfigurationTests {
     static class OwnEndpoint {
 
         @Bean
-        DelayQueueEndpoint myEndpoint(TaskInspector inspector, DelayQueue queue, DeadLetters deadLetters, Tiers tiers,
-                QueueClock clock) {
-            return new DelayQueueEndpoint(inspector, queue, deadLetters, tiers, java.time.Duration.ofSeconds(1),
-                    clock);
+        DelayQueueEndpoint myEndpoint(DelayQueueRuntime runtime) {
+            return new DelayQueueEndpoint(runtime, java.time.Duration.ofSeconds(1));
         }
     }
 
@@ -135,7 +129,7 @@ class DelayQueueEndpointAutoConfigurationTests {
             .withPropertyValues("delay.mode=hybrid", "management.endpoints.web.exposure.include=delayqueue")
             .run(context -> {
                 InMemoryTaskStore store = context.getBean(InMemoryTaskStore.class);
-                long now = context.getBean(QueueClock.class).now();
+                long now = context.getBean(DelayQueueRuntime.class).now().toEpochMilli();
                 long id = store.insert(List.of(new NewTask("t", null, "\"p\"", now, TaskStatus.QUEUED, null)), now)
                     .get(0)
                     .id();

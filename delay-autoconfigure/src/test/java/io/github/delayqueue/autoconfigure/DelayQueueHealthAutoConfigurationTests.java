@@ -14,11 +14,10 @@ import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.autoconfigure.QueueContexts.Enabled;
 import io.github.delayqueue.autoconfigure.QueueContexts.InMemoryInspection;
 import io.github.delayqueue.index.TimeIndex;
+import io.github.delayqueue.runtime.DelayQueueRuntime;
 import io.github.delayqueue.runtime.EngineAccess;
-import io.github.delayqueue.runtime.Indexer;
 import io.github.delayqueue.runtime.QueueClock;
 import io.github.delayqueue.store.ClaimId;
-import io.github.delayqueue.store.JdbcTaskInspector;
 import io.github.delayqueue.store.NewTask;
 import io.github.delayqueue.store.TaskInspector;
 import io.github.delayqueue.test.InMemoryTaskStore;
@@ -101,7 +100,7 @@ class DelayQueueHealthAutoConfigurationTests {
             assertThat(queueHealth(context).getDetails()).containsEntry("mode", "hybrid")
                 .containsEntry("redisReachable", true);
             index.reachable(false);
-            EngineAccess.popOnce(context.getBean(Indexer.class)); // how the queue learns of it
+            EngineAccess.popOnce(context.getBean(DelayQueueRuntime.class)); // how the queue learns of it
 
             assertThat(queueHealth(context).getStatus()).isEqualTo(Status.UP);
             assertThat(queueHealth(context).getDetails()).containsEntry("redisReachable", false);
@@ -135,7 +134,6 @@ class DelayQueueHealthAutoConfigurationTests {
             .run(context -> {
                 assertThat(context).hasNotFailed();
                 assertThat(context).doesNotHaveBean(DelayQueueHealthIndicator.class);
-                assertThat(context).doesNotHaveBean(TaskInspector.class);
             });
     }
 
@@ -146,17 +144,6 @@ class DelayQueueHealthAutoConfigurationTests {
             assertThat(context).doesNotHaveBean(DelayQueueHealthIndicator.class);
             assertThat(queueHealth(context).getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
         });
-    }
-
-    /** The inspector reads the task table through the DataSource; only an actuator part that needs it makes one. */
-    @Test
-    void theInspectorIsMadeForTheIndicatorAndOnlyForAnActuatorPart() {
-        withoutInspector.run(context -> {
-            assertThat(context.getBean(TaskInspector.class)).isInstanceOf(JdbcTaskInspector.class);
-            assertThat(context.getBean(RefusingDataSource.class).attempts()).as("not until asked").isZero();
-        });
-        withoutInspector.withPropertyValues("management.health.delayqueue.enabled=false")
-            .run(context -> assertThat(context).doesNotHaveBean(TaskInspector.class));
     }
 
     /**

@@ -7,7 +7,7 @@ import io.github.delayqueue.actuate.TaskMeters;
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.autoconfigure.QueueContexts.Enabled;
 import io.github.delayqueue.autoconfigure.QueueContexts.InMemoryInspection;
-import io.github.delayqueue.runtime.QueueClock;
+import io.github.delayqueue.runtime.DelayQueueRuntime;
 import io.github.delayqueue.runtime.TestScheduler;
 import io.github.delayqueue.test.InMemoryTaskInspector;
 import io.github.delayqueue.test.InMemoryTaskStore;
@@ -83,8 +83,9 @@ class DelayQueueMetricsAutoConfigurationTests {
     void metersOfTheApplicationsReplaceTheQueues() {
         TaskMeters meters = new TaskMeters(new SimpleMeterRegistry());
         runner.withBean(TaskMeters.class, () -> meters)
-            .withBean(QueueGauges.class, () -> new QueueGauges(new InMemoryTaskInspector(new InMemoryTaskStore()),
-                    null, new QueueClock(java.time.Clock.systemUTC()), Duration.ofMinutes(1), TestScheduler.SHARED))
+            .withBean(QueueGauges.class, () -> new QueueGauges(DelayQueueRuntime.builder(new InMemoryTaskStore(),
+                    new InMemoryTaskInspector(new InMemoryTaskStore())).runsTasks(false).scheduler(TestScheduler.SHARED)
+                .build(), Duration.ofMinutes(1), TestScheduler.SHARED))
             .run(context -> {
                 assertThat(context).hasSingleBean(TaskMeters.class);
                 assertThat(context.getBean(TaskMeters.class)).isSameAs(meters);

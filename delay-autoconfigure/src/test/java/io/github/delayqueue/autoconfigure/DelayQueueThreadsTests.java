@@ -7,7 +7,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.DelayedHandler;
 import io.github.delayqueue.api.EnableDelayQueue;
-import io.github.delayqueue.runtime.DelayQueueEngine;
+import io.github.delayqueue.runtime.DelayQueueRuntimeBuilder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
@@ -48,7 +48,7 @@ class DelayQueueThreadsTests {
             ThreadPoolTaskScheduler scheduler = context.getBean(DelayQueueThreadsConfiguration.SCHEDULER,
                     ThreadPoolTaskScheduler.class);
             assertThat(scheduler.getScheduledThreadPoolExecutor().getCorePoolSize())
-                .isEqualTo(DelayQueueEngine.SCHEDULER_THREADS);
+                .isEqualTo(DelayQueueRuntimeBuilder.SCHEDULER_THREADS);
             assertThat(scheduler.getThreadNamePrefix()).isEqualTo("delay-scheduler-");
             assertThat(context.getBean(SchedulerCustomizer.class).customized).contains(scheduler);
             ThreadPoolTaskExecutor executor = context.getBean(DelayQueueThreadsConfiguration.HANDLER_EXECUTOR,
@@ -86,11 +86,12 @@ class DelayQueueThreadsTests {
             .run(context -> assertThat(context).getFailure()
                 .rootCause()
                 .hasMessageContaining("bean 'delayQueueTaskScheduler'")
-                .hasMessageContaining("has 2 thread(s); it needs at least " + DelayQueueEngine.SCHEDULER_THREADS));
+                .hasMessageContaining(
+                        "has 2 thread(s); it needs at least " + DelayQueueRuntimeBuilder.SCHEDULER_THREADS));
         runner.withUserConfiguration(WithHandler.class)
             .withBean(DelayQueueThreadsConfiguration.SCHEDULER, ThreadPoolTaskScheduler.class, () -> {
                 ThreadPoolTaskScheduler own = new ThreadPoolTaskScheduler();
-                own.setPoolSize(DelayQueueEngine.SCHEDULER_THREADS);
+                own.setPoolSize(DelayQueueRuntimeBuilder.SCHEDULER_THREADS);
                 own.setThreadNamePrefix("own-");
                 return own;
             })

@@ -3,13 +3,16 @@ package io.github.delayqueue.autoconfigure;
 import javax.sql.DataSource;
 
 import io.github.delayqueue.api.EnableDelayQueue;
+import io.github.delayqueue.store.TaskStore;
 import io.github.delayqueue.test.InMemoryTaskInspector;
 import io.github.delayqueue.test.InMemoryTaskStore;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 
 /**
  * The context the fast auto-configuration tests start from: the queue's auto-configuration on an
@@ -46,13 +49,27 @@ final class QueueContexts {
     static class NotEnabled {
     }
 
-    /** The application's own store, in memory. */
+    /** The application's own store, in memory, given to the runtime's builder by a customizer. */
     @Configuration(proxyBeanMethods = false)
+    @Import(InMemoryStore.class)
     static class InMemoryStorage {
 
         @Bean
         InMemoryTaskStore userTaskStore() {
             return new InMemoryTaskStore();
+        }
+    }
+
+    /** Gives the context's one {@link InMemoryTaskStore} bean to the runtime's builder. */
+    @Configuration(proxyBeanMethods = false)
+    static class InMemoryStore {
+
+        @Bean
+        DelayQueueRuntimeCustomizer inMemoryStore(ObjectProvider<TaskStore> store) {
+            return builder -> {
+                TaskStore chosen = store.getObject();
+                builder.store(chosen, new InMemoryTaskInspector((InMemoryTaskStore) chosen));
+            };
         }
     }
 

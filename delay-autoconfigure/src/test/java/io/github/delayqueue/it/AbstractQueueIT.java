@@ -20,7 +20,7 @@ import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.TaskRequest;
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.api.TaskView;
-import io.github.delayqueue.runtime.DelayQueueEngine;
+import io.github.delayqueue.runtime.DelayQueueRuntime;
 import io.github.delayqueue.runtime.EngineAccess;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -326,13 +326,13 @@ abstract class AbstractQueueIT {
         await().atMost(10, TimeUnit.SECONDS).until(() -> TestApp.Handlers.blockingStarted.get() == 4);
         await().atMost(5, TimeUnit.SECONDS).until(() -> new JdbcTemplate(instances.database().dataSource())
             .queryForObject("SELECT COUNT(*) FROM delay_task WHERE status = 'RUNNING'", Integer.class) == 6);
-        String doomedId = doomed.getBean(DelayQueueEngine.class).instanceId();
-        EngineAccess.crash(doomed.getBean(DelayQueueEngine.class));
+        String doomedId = doomed.getBean(DelayQueueRuntime.class).status().instanceId();
+        EngineAccess.crash(doomed.getBean(DelayQueueRuntime.class));
         TestApp.Handlers.gate.countDown(); // the crashed threads are gone; survivors must not block
 
         long crashedAt = System.currentTimeMillis();
         ConfigurableApplicationContext survivor = instances.start();
-        String survivorId = survivor.getBean(DelayQueueEngine.class).instanceId();
+        String survivorId = survivor.getBean(DelayQueueRuntime.class).status().instanceId();
         for (long id : ids) {
             awaitStatus(queue(survivor), id, TaskStatus.SUCCEEDED, 20);
         }

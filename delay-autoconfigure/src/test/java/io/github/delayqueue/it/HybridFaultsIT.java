@@ -12,7 +12,7 @@ import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.index.IndexAccess;
 import io.github.delayqueue.index.RedisTimeIndex;
 import io.github.delayqueue.index.TimeIndex;
-import io.github.delayqueue.runtime.Indexer;
+import io.github.delayqueue.runtime.DelayQueueRuntime;
 import io.github.delayqueue.testservices.TcpProxy;
 import io.github.delayqueue.testservices.TestRedis;
 import io.github.delayqueue.testservices.TestServices;
@@ -174,12 +174,12 @@ class HybridFaultsIT {
         instances.start("spring.data.redis.url=" + TestServices.redisUrl());
         ConfigurableApplicationContext producer = instances.start("delay.worker.enabled=false");
         DelayQueue queue = producer.getBean(DelayQueue.class);
-        Indexer indexer = producer.getBean(Indexer.class);
+        DelayQueueRuntime indexer = producer.getBean(DelayQueueRuntime.class);
         redisProxy.cut();
         long duringOutage = queue.schedule("test.ok", "while down", Duration.ofMillis(300));
-        assertThat(indexer.available()).as("the failed add marked the index unreachable").isFalse();
+        assertThat(indexer.indexAnswers()).as("the failed add marked the index unreachable").isFalse();
         redisProxy.restore();
-        await("the producer sees Redis again").atMost(Duration.ofSeconds(10)).until(indexer::available);
+        await("the producer sees Redis again").atMost(Duration.ofSeconds(10)).until(indexer::indexAnswers);
 
         List<Long> after = new ArrayList<>();
         for (int i = 0; i < 20; i++) {

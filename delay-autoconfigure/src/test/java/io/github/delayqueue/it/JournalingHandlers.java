@@ -1,7 +1,7 @@
 package io.github.delayqueue.it;
 
 import io.github.delayqueue.api.TaskContext;
-import io.github.delayqueue.runtime.DelayQueueEngine;
+import io.github.delayqueue.runtime.DelayQueueRuntime;
 
 import org.springframework.beans.factory.ObjectProvider;
 
@@ -13,17 +13,18 @@ public abstract class JournalingHandlers {
 
     private final Journal journal;
 
-    private final ObjectProvider<DelayQueueEngine> engine;
+    private final ObjectProvider<DelayQueueRuntime> engine;
 
-    protected JournalingHandlers(Journal journal, ObjectProvider<DelayQueueEngine> engine) {
+    protected JournalingHandlers(Journal journal, ObjectProvider<DelayQueueRuntime> engine) {
         this.journal = journal;
         this.engine = engine;
     }
 
     /** The instance id of this context's engine. */
     protected String instance() {
-        DelayQueueEngine e = engine.getIfAvailable();
-        return e == null ? "producer" : e.instanceId();
+        DelayQueueRuntime runtime = engine.getIfAvailable();
+        String id = runtime == null ? null : runtime.status().instanceId();
+        return id == null ? "producer" : id;
     }
 
     /** Records that this instance started {@code context}'s task with {@code payload}. */

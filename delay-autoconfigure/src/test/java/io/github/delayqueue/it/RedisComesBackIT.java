@@ -11,7 +11,7 @@ import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.index.IndexAccess;
 import io.github.delayqueue.index.RedisTimeIndex;
 import io.github.delayqueue.index.TimeIndex;
-import io.github.delayqueue.runtime.Indexer;
+import io.github.delayqueue.runtime.DelayQueueRuntime;
 import io.github.delayqueue.runtime.TaskEvents;
 import io.github.delayqueue.testservices.TcpProxy;
 import io.github.delayqueue.testservices.TestRedis;
@@ -138,8 +138,8 @@ class RedisComesBackIT {
         assertThat(subscribers(channel)).as("subscribers while the worker cannot reach Redis").isZero();
 
         proxy.restore();
-        Indexer indexer = worker.getBean(Indexer.class);
-        await("the worker sees Redis again").atMost(Duration.ofSeconds(10)).until(indexer::available);
+        DelayQueueRuntime indexer = worker.getBean(DelayQueueRuntime.class);
+        await("the worker sees Redis again").atMost(Duration.ofSeconds(10)).until(indexer::indexAnswers);
         await("the worker subscribes to wake-ups").atMost(Duration.ofSeconds(10))
             .until(() -> subscribers(channel) >= 1);
 
@@ -207,16 +207,16 @@ class RedisComesBackIT {
         TcpProxy proxy = proxy();
         ConfigurableApplicationContext alone = instances.start(countingRebuilds(), through(proxy),
                 "delay.worker.enabled=" + worker);
-        Indexer indexer = alone.getBean(Indexer.class);
+        DelayQueueRuntime indexer = alone.getBean(DelayQueueRuntime.class);
 
         proxy.cut();
         // Due well after the outage (Lettuce reconnects up to 8 s after the restore, see above): the others reach
         // Redis all along and would find them only with the 20 s sweep.
         List<Long> ids = schedule(alone.getBean(DelayQueue.class), 30, 18_000, 20_000);
-        assertThat(indexer.available()).as("the instance cut off noticed").isFalse();
+        assertThat(indexer.indexAnswers()).as("the instance cut off noticed").isFalse();
         AbstractQueueIT.sleep(3000);
         proxy.restore();
-        await("the instance cut off sees Redis again").atMost(Duration.ofSeconds(15)).until(indexer::available);
+        await("the instance cut off sees Redis again").atMost(Duration.ofSeconds(15)).until(indexer::indexAnswers);
 
         journal.awaitDistinct(ids.size(), 60);
         Lateness.assertOnceAndOnTime(journal, ids, WOKEN_LATENESS_MILLIS);

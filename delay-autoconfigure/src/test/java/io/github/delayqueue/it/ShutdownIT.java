@@ -9,7 +9,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
 import io.github.delayqueue.api.DelayQueue;
-import io.github.delayqueue.runtime.DelayQueueEngine;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -102,7 +101,7 @@ class ShutdownIT {
                 ctx.getBeanFactory().registerSingleton("drainProbe", probe);
             })
             .run();
-        assertThat(web.getBean(DelayQueueEngine.class).getPhase())
+        assertThat(web.getBean("delayQueueLifecycle", SmartLifecycle.class).getPhase())
             .isGreaterThan(WebServerApplicationContext.GRACEFUL_SHUTDOWN_PHASE);
         DelayQueue queue = web.getBean(DelayQueue.class);
         for (int i = 0; i < 8; i++) {

@@ -5,16 +5,14 @@ import java.time.Instant;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
 import javax.sql.DataSource;
 
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.TaskRequest;
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.api.TaskView;
-import io.github.delayqueue.store.JdbcTaskInspector;
-import io.github.delayqueue.store.TaskInspector;
 import io.github.delayqueue.store.TableNames;
+import io.github.delayqueue.store.TaskInspector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -112,7 +110,7 @@ class TaskTablesIT {
         }
         assertThat(queue.find(cancelled).orElseThrow().status()).isEqualTo(TaskStatus.CANCELLED);
 
-        JdbcTaskInspector inspector = new JdbcTaskInspector(context.getBean(DataSource.class), table);
+        TaskInspector inspector = TaskInspector.jdbc(context.getBean(DataSource.class), table);
         assertThat(inspector.countByStatus(EnumSet.of(TaskStatus.SUCCEEDED, TaskStatus.CANCELLED)))
             .containsEntry(TaskStatus.SUCCEEDED, TaskInspector.Count.exact(5))
             .containsEntry(TaskStatus.CANCELLED, TaskInspector.Count.exact(1));

@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.delayqueue.api.DelayedHandler;
 import io.github.delayqueue.api.EnableDelayQueue;
 import io.github.delayqueue.api.TaskContext;
-import io.github.delayqueue.runtime.DelayQueueEngine;
+import io.github.delayqueue.runtime.DelayQueueRuntime;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.SpringBootConfiguration;
@@ -26,7 +26,7 @@ public class TestApp {
     }
 
     @Bean
-    Handlers handlers(Journal journal, ObjectProvider<DelayQueueEngine> engine) {
+    Handlers handlers(Journal journal, ObjectProvider<DelayQueueRuntime> engine) {
         return new Handlers(journal, engine);
     }
 
@@ -41,7 +41,7 @@ public class TestApp {
 
         public static final AtomicInteger blockingStarted = new AtomicInteger();
 
-        Handlers(Journal journal, ObjectProvider<DelayQueueEngine> engine) {
+        Handlers(Journal journal, ObjectProvider<DelayQueueRuntime> engine) {
             super(journal, engine);
         }
 

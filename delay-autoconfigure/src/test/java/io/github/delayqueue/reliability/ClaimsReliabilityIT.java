@@ -11,7 +11,7 @@ import io.github.delayqueue.api.TaskContext;
 import io.github.delayqueue.api.TaskRequest;
 import io.github.delayqueue.it.Instances;
 import io.github.delayqueue.it.Journal;
-import io.github.delayqueue.runtime.DelayQueueEngine;
+import io.github.delayqueue.runtime.DelayQueueRuntime;
 import io.github.delayqueue.runtime.EngineAccess;
 import io.github.delayqueue.runtime.TaskEvents;
 import io.github.delayqueue.testservices.TcpProxy;
@@ -59,14 +59,14 @@ class ClaimsReliabilityIT {
         try (Instances instances = new Instances(ReliabilityApp.class, journal, LEASE, RECOVERY,
                 "delay.worker.threads=2", "delay.worker.prefetch=8")) {
             ConfigurableApplicationContext victim = instances.start();
-            String owner = victim.getBean(DelayQueueEngine.class).instanceId();
+            String owner = victim.getBean(DelayQueueRuntime.class).status().instanceId();
             List<Long> ids = scheduleSingles(victim.getBean(DelayQueue.class));
             JdbcTemplate jdbc = new JdbcTemplate(instances.database().dataSource());
             journal.awaitStarted(ids.get(0), 15);
             await().atMost(10, TimeUnit.SECONDS)
                 .until(() -> count(jdbc, "status = 'RUNNING' AND owner = ?", owner) >= 3);
 
-            EngineAccess.crash(victim.getBean(DelayQueueEngine.class));
+            EngineAccess.crash(victim.getBean(DelayQueueRuntime.class));
             instances.start();
 
             await().atMost(60, TimeUnit.SECONDS).until(() -> count(jdbc, "status IN ('SUCCEEDED', 'FAILED')") == 8);
@@ -94,7 +94,7 @@ class ClaimsReliabilityIT {
                 TcpProxy proxy = instances.database().newProxy()) {
             ConfigurableApplicationContext victim = instances
                 .start("spring.datasource.url=" + instances.database().urlThrough(proxy));
-            String owner = victim.getBean(DelayQueueEngine.class).instanceId();
+            String owner = victim.getBean(DelayQueueRuntime.class).status().instanceId();
             List<Long> ids = scheduleSingles(victim.getBean(DelayQueue.class));
             JdbcTemplate jdbc = new JdbcTemplate(instances.database().dataSource());
             journal.awaitStarted(ids.get(0), 15);
@@ -145,9 +145,9 @@ class ClaimsReliabilityIT {
             await().atMost(30, TimeUnit.SECONDS).until(() -> journal.startsOf(id).stream()
                 .allMatch(start -> start.endedAt() != Long.MAX_VALUE));
             assertThat(journal.startsOf(id)).as("runs of the long task").hasSize(1);
-            assertThat(runner.getBean(DelayQueueEngine.class).instanceId())
+            assertThat(runner.getBean(DelayQueueRuntime.class).status().instanceId())
                 .startsWith("order-service:")
-                .isNotEqualTo(other.getBean(DelayQueueEngine.class).instanceId());
+                .isNotEqualTo(other.getBean(DelayQueueRuntime.class).status().instanceId());
         }
     }
 

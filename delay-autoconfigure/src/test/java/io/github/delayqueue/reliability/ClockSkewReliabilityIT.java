@@ -10,7 +10,7 @@ import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.TaskRequest;
 import io.github.delayqueue.it.Instances;
 import io.github.delayqueue.it.Journal;
-import io.github.delayqueue.runtime.QueueClock;
+import io.github.delayqueue.runtime.DelayQueueRuntime;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -40,14 +40,14 @@ class ClockSkewReliabilityIT {
             ConfigurableApplicationContext honest = instances.start();
             ConfigurableApplicationContext skewed = instances.start(
                     ctx -> ctx.getBeanFactory().registerSingleton("clock", Clock.offset(Clock.systemUTC(), SKEW)));
-            assertThat(skewed.getBean(QueueClock.class).offsetMillis()).isBetween(-SKEW.toMillis() - 100,
+            assertThat(skewed.getBean(DelayQueueRuntime.class).clock().offsetMillis()).isBetween(-SKEW.toMillis() - 100,
                     -SKEW.toMillis() + 100);
 
             List<Long> ids = scheduleFromBoth(honest, skewed);
             awaitAllDone(instances, ids.size());
             Verdict.assertKept(journal, ids, 2_000, TOLERANCE_MILLIS);
             assertThat(journal.all()).anySatisfy(s -> assertThat(s.instance())
-                .isEqualTo(skewed.getBean(io.github.delayqueue.runtime.DelayQueueEngine.class).instanceId()));
+                .isEqualTo(skewed.getBean(DelayQueueRuntime.class).status().instanceId()));
         }
     }
 

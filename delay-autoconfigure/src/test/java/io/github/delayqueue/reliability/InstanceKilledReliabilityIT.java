@@ -7,7 +7,7 @@ import java.util.concurrent.TimeUnit;
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.it.Instances;
 import io.github.delayqueue.it.Journal;
-import io.github.delayqueue.runtime.DelayQueueEngine;
+import io.github.delayqueue.runtime.DelayQueueRuntime;
 import io.github.delayqueue.runtime.EngineAccess;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -36,15 +36,16 @@ class InstanceKilledReliabilityIT {
             Set<Long> slow = CrashLoad.slow(ids);
 
             sleep(2_000);
-            DelayQueueEngine victim = contexts.get(1).getBean(DelayQueueEngine.class);
+            DelayQueueRuntime victim = contexts.get(1).getBean(DelayQueueRuntime.class);
+            String victimId = victim.status().instanceId();
             JdbcTemplate jdbc = new JdbcTemplate(instances.database().dataSource());
             // crashed at a moment a slow handler of its runs
             await().atMost(10, TimeUnit.SECONDS).pollInterval(5, TimeUnit.MILLISECONDS)
                 .until(() -> jdbc.queryForList("SELECT id FROM delay_task WHERE status = 'RUNNING' AND owner = ?",
-                        Long.class, victim.instanceId()).stream()
+                        Long.class, victimId).stream()
                     .filter(slow::contains)
                     .anyMatch(id -> journal.startsOf(id).stream()
-                        .anyMatch(s -> s.instance().equals(victim.instanceId()) && s.endedAt() == Long.MAX_VALUE)));
+                        .anyMatch(s -> s.instance().equals(victimId) && s.endedAt() == Long.MAX_VALUE)));
             EngineAccess.crash(victim);
             long killedAt = System.currentTimeMillis();
 
@@ -53,9 +54,9 @@ class InstanceKilledReliabilityIT {
                         Integer.class) == ids.size());
             // the tasks it held were finished by the others, and only after its lease ran out
             List<Journal.Start> rerun = journal.all().stream()
-                .filter(s -> !s.instance().equals(victim.instanceId()))
+                .filter(s -> !s.instance().equals(victimId))
                 .filter(s -> journal.startsOf(s.taskId()).stream()
-                    .anyMatch(o -> o.instance().equals(victim.instanceId()) && o.startedAt() < killedAt
+                    .anyMatch(o -> o.instance().equals(victimId) && o.startedAt() < killedAt
                             && o.startedAt() < s.startedAt()))
                 .toList();
             assertThat(rerun).isNotEmpty()

@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.it.Instances;
 import io.github.delayqueue.it.Journal;
-import io.github.delayqueue.runtime.DelayQueueEngine;
+import io.github.delayqueue.runtime.DelayQueueRuntime;
 import io.github.delayqueue.testservices.TcpProxy;
 import io.github.delayqueue.testservices.TestServices;
 import org.awaitility.core.ConditionTimeoutException;
@@ -230,11 +230,11 @@ class InstanceRestartsReliabilityIT {
             long drained = startLongHandlers(List.of(RESTARTED), DRAINED_MILLIS).stream()
                 .filter(id -> journal.startsOf(id).stream().anyMatch(s -> s.instance().startsWith(RESTARTED + ":")))
                 .findFirst().orElseThrow();
-            DelayQueueEngine engine = restarted.getBean(DelayQueueEngine.class);
+            DelayQueueRuntime runtime = restarted.getBean(DelayQueueRuntime.class);
             long stopAt = System.currentTimeMillis();
             CompletableFuture<Void> stopping = CompletableFuture.runAsync(restarted::stop);
             await("the restarted instance to stop claiming").atMost(10, TimeUnit.SECONDS)
-                .until(() -> !engine.isRunning());
+                .until(() -> !runtime.status().running());
             try {
                 await().atMost(3, TimeUnit.SECONDS).pollInterval(20, TimeUnit.MILLISECONDS)
                     .until(() -> jdbc.queryForObject("SELECT COUNT(*) FROM delay_task WHERE status = 'RUNNING' "

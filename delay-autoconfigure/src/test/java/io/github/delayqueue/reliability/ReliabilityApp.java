@@ -9,7 +9,7 @@ import io.github.delayqueue.api.EnableDelayQueue;
 import io.github.delayqueue.api.TaskContext;
 import io.github.delayqueue.it.Journal;
 import io.github.delayqueue.it.JournalingHandlers;
-import io.github.delayqueue.runtime.DelayQueueEngine;
+import io.github.delayqueue.runtime.DelayQueueRuntime;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.SpringBootConfiguration;
@@ -31,7 +31,7 @@ public class ReliabilityApp {
     }
 
     @Bean
-    Handlers reliabilityHandlers(Journal journal, ObjectProvider<DelayQueueEngine> engine,
+    Handlers reliabilityHandlers(Journal journal, ObjectProvider<DelayQueueRuntime> engine,
             ObjectProvider<DataSource> dataSource) {
         return new Handlers(journal, engine, dataSource);
     }
@@ -47,7 +47,7 @@ public class ReliabilityApp {
 
         private final ObjectProvider<DataSource> dataSource;
 
-        Handlers(Journal journal, ObjectProvider<DelayQueueEngine> engine, ObjectProvider<DataSource> dataSource) {
+        Handlers(Journal journal, ObjectProvider<DelayQueueRuntime> engine, ObjectProvider<DataSource> dataSource) {
             super(journal, engine);
             this.dataSource = dataSource;
         }

@@ -292,6 +292,11 @@ public final class DelayQueueRuntime implements AutoCloseable {
         return engine;
     }
 
+    /** The index, for tests in this package. */
+    @Nullable Indexer indexer() {
+        return indexer;
+    }
+
     /**
      * Where due tasks are found.
      *

@@ -9,13 +9,15 @@ public final class EngineAccess {
     private EngineAccess() {
     }
 
-    public static void crash(DelayQueueEngine engine) {
+    /** Stops every thread of the runtime's engine at once, writing nothing back: what a crash does. */
+    public static void crash(DelayQueueRuntime runtime) {
+        DelayQueueEngine engine = java.util.Objects.requireNonNull(runtime.engine(), "a runtime that runs tasks");
         engine.halt();
     }
 
-    /** One pop from shard 0, as a claim would make: how an {@link Indexer} learns whether its index answers. */
-    public static void popOnce(Indexer indexer) {
-        indexer.pop(0, 0, 1);
+    /** One pop from shard 0, as a claim would make: how the runtime learns whether its index answers. */
+    public static void popOnce(DelayQueueRuntime runtime) {
+        java.util.Objects.requireNonNull(runtime.indexer(), "a hybrid runtime").pop(0, 0, 1);
     }
 
     /** Sets the offset window of {@code clock}: the true offset lies in {@code [lowMicros, highMicros]}. */
