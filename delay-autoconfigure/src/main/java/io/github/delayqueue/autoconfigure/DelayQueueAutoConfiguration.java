@@ -16,7 +16,6 @@ import io.github.delayqueue.runtime.DelayQueueRuntime;
 import io.github.delayqueue.runtime.DelayQueueRuntimeBuilder;
 import io.github.delayqueue.runtime.TaskEvents;
 import io.github.delayqueue.store.TaskInspector;
-import org.slf4j.LoggerFactory;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -81,12 +80,7 @@ public final class DelayQueueAutoConfiguration {
             @Qualifier(DelayQueueThreadsConfiguration.SCHEDULER) TaskScheduler scheduler,
             @Qualifier(DelayQueueThreadsConfiguration.HANDLER_EXECUTOR) ObjectProvider<Executor> handlerExecutor,
             ObjectProvider<DelayQueueRuntimeCustomizer> customizers) {
-        DataSource queueData = queueDataSource(queueDataSource, dataSource);
-        String advice = JdbcTimeoutAdvice.check(queueData);
-        if (advice != null) {
-            LoggerFactory.getLogger(DelayQueueAutoConfiguration.class).warn(advice);
-        }
-        DelayQueueRuntimeBuilder builder = DelayQueueRuntime.builder(queueData)
+        DelayQueueRuntimeBuilder builder = DelayQueueRuntime.builder(queueDataSource(queueDataSource, dataSource))
             .handlerRegistry(handlers.registry())
             .payloadCodec(codec)
             .clock(clock.getIfUnique(Clock::systemUTC))

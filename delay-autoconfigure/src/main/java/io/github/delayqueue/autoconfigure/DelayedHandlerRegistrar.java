@@ -42,7 +42,7 @@ final class DelayedHandlerRegistrar implements BeanPostProcessor, EmbeddedValueR
     public Object postProcessAfterInitialization(Object bean, String beanName) {
         if (AnnotationUtils.isCandidateClass(AopUtils.getTargetClass(bean), DelayedHandler.class)) {
             registry.registerAnnotated(bean, this::resolve,
-                    DelayQueueAutoConfiguration.defaultBackoff(properties.getObject().getRetry()));
+                    () -> DelayQueueAutoConfiguration.defaultBackoff(properties.getObject().getRetry()));
         }
         return bean;
     }

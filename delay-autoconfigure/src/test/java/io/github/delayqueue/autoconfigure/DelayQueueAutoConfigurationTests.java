@@ -436,7 +436,7 @@ class DelayQueueAutoConfigurationTests {
         runner.withUserConfiguration(WithHandlers.class)
             .withPropertyValues("orders.cancel-type=orders.cancel-unpaid", "delay.retry.multiplier=3")
             .run(context -> {
-                HandlerRegistry registry = context.getBean(HandlerRegistry.class);
+                HandlerRegistry registry = context.getBean(DelayedHandlerRegistrar.class).registry();
                 assertThat(registry.find("orders.cancel-unpaid")).isNotNull();
                 assertThat(registry.find("order.remind")).isNotNull();
                 assertThat(registry.find("orders.cancel-unpaid").settings()).isEqualTo(new HandlerSettings(5,
@@ -703,7 +703,7 @@ class DelayQueueAutoConfigurationTests {
     void theQueuesBeansWaitForTheSchemaThroughBootsDatabaseInitialization() {
         withHealth.withUserConfiguration(Enabled.class).run(context -> {
             assertThat(context).hasNotFailed();
-            for (String bean : new String[] { "userTaskStore", "userTaskInspector" }) {
+            for (String bean : new String[] { "delayQueueRuntime", "userTaskInspector" }) {
                 assertThat(context.getBeanFactory().getBeanDefinition(bean).getDependsOn()).as(bean)
                     .contains("delayQueueSchemaInitializer");
             }

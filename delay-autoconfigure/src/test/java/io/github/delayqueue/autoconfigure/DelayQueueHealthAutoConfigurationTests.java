@@ -16,7 +16,6 @@ import io.github.delayqueue.autoconfigure.QueueContexts.InMemoryInspection;
 import io.github.delayqueue.index.TimeIndex;
 import io.github.delayqueue.runtime.DelayQueueRuntime;
 import io.github.delayqueue.runtime.EngineAccess;
-import io.github.delayqueue.runtime.QueueClock;
 import io.github.delayqueue.store.ClaimId;
 import io.github.delayqueue.store.NewTask;
 import io.github.delayqueue.store.TaskInspector;
@@ -80,7 +79,7 @@ class DelayQueueHealthAutoConfigurationTests {
     @Test
     void aTaskOverdueByMoreThanMaxOverdueMakesItDown() {
         runner.withPropertyValues("delay.health.max-overdue=1m").run(context -> {
-            long now = context.getBean(QueueClock.class).now();
+            long now = context.getBean(DelayQueueRuntime.class).now().toEpochMilli();
             context.getBean(InMemoryTaskStore.class)
                 .insert(List.of(new NewTask("t", null, "1", now - 600_000, TaskStatus.SCHEDULED, null)), now);
 
@@ -159,7 +158,7 @@ class DelayQueueHealthAutoConfigurationTests {
                     HealthContributorRegistryAutoConfiguration.class, HealthEndpointAutoConfiguration.class,
                     DelayQueueHealthAutoConfiguration.class))
             .withUserConfiguration(Enabled.class, HangingRenewals.class, InMemoryInspection.class,
-                    DelayQueueLifecycleTests.Handlers.class)
+                    QueueContexts.InMemoryStore.class, DelayQueueLifecycleTests.Handlers.class)
             .withPropertyValues("management.endpoint.health.show-details=always", "delay.worker.enabled=true",
                     "delay.worker.lease=3s")
             .run(context -> {

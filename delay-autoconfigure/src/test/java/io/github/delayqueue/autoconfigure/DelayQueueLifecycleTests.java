@@ -47,6 +47,7 @@ class DelayQueueLifecycleTests {
         .withConfiguration(AutoConfigurations.of(TaskSchedulingAutoConfiguration.class,
                 TaskExecutionAutoConfiguration.class))
         .withBean(javax.sql.DataSource.class, RefusingDataSource::new)
+        .withUserConfiguration(QueueContexts.InMemoryStore.class)
         .withPropertyValues("delay.worker.enabled=true", "delay.worker.threads=2");
 
     @Test

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.Map;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -31,7 +32,8 @@ final class AnnotatedHandlers {
     private AnnotatedHandlers() {
     }
 
-    static void register(HandlerRegistry registry, Object bean, UnaryOperator<String> resolver, Backoff defaults) {
+    static void register(HandlerRegistry registry, Object bean, UnaryOperator<String> resolver,
+            Supplier<Backoff> defaults) {
         Class<?> target = AopUtils.getTargetClass(bean);
         if (!AnnotationUtils.isCandidateClass(target, DelayedHandler.class)) {
             return;
@@ -44,7 +46,7 @@ final class AnnotatedHandlers {
     }
 
     private static TaskHandler handler(Object bean, Method method, DelayedHandler annotation,
-            UnaryOperator<String> resolver, Backoff defaults) {
+            UnaryOperator<String> resolver, Supplier<Backoff> defaults) {
         String where = "@DelayedHandler on " + method.getDeclaringClass().getName() + "." + method.getName();
         String type = resolve(resolver, annotation.type());
         if (type.isBlank()) {
@@ -63,13 +65,14 @@ final class AnnotatedHandlers {
     }
 
     private static @Nullable Backoff backoff(String where, DelayedHandler annotation, UnaryOperator<String> resolver,
-            Backoff defaults) {
+            Supplier<Backoff> defaultBackoff) {
         String backoff = resolve(resolver, annotation.backoff());
         String multiplier = resolve(resolver, annotation.multiplier());
         String maxBackoff = resolve(resolver, annotation.maxBackoff());
         if (backoff.isEmpty() && multiplier.isEmpty() && maxBackoff.isEmpty()) {
             return null;
         }
+        Backoff defaults = defaultBackoff.get();
         try {
             Duration initial = backoff.isEmpty() ? defaults.initial() : duration(backoff);
             double factor = multiplier.isEmpty() ? defaults.multiplier() : Double.parseDouble(multiplier);

@@ -2,6 +2,7 @@ package io.github.delayqueue.handler;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 
 import org.jspecify.annotations.Nullable;
@@ -37,10 +38,10 @@ public class HandlerRegistry {
      *
      * @param bean an object with handler methods (a Spring proxy included)
      * @param resolver resolves attribute values, such as placeholders, before they are parsed
-     * @param defaultBackoff the back-off that fills the attributes a method leaves out
+     * @param defaultBackoff the back-off that fills the attributes a method leaves out, asked for only then
      * @throws IllegalStateException naming the method and attribute, for a bad value or signature
      */
-    public void registerAnnotated(Object bean, UnaryOperator<String> resolver, Backoff defaultBackoff) {
+    public void registerAnnotated(Object bean, UnaryOperator<String> resolver, Supplier<Backoff> defaultBackoff) {
         AnnotatedHandlers.register(this, bean, resolver, defaultBackoff);
     }
 

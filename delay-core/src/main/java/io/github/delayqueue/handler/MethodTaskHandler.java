@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * A bean method that handles one task type. It may take one payload parameter and a {@link TaskContext}, in any
  * order; anything else is rejected when the handler is built, so a wrong signature fails startup, not a task.
  */
-public final class MethodTaskHandler implements TaskHandler {
+final class MethodTaskHandler implements TaskHandler {
 
     private final String type;
 

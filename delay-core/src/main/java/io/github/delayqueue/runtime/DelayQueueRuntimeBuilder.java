@@ -542,7 +542,7 @@ public final class DelayQueueRuntimeBuilder {
         WakeSignal wake = new WakeSignal(queueClock);
         PayloadCodec payloadCodec = codec != null ? codec
                 : new JacksonPayloadCodec(JsonMapper.builder().findAndAddModules().build(), true);
-        annotatedHandlers.forEach(bean -> handlers.registerAnnotated(bean, UnaryOperator.identity(), backoff));
+        annotatedHandlers.forEach(bean -> handlers.registerAnnotated(bean, UnaryOperator.identity(), () -> backoff));
         DefaultDelayQueue queue = new DefaultDelayQueue(taskStore, indexer, payloadCodec, maxPayloadBytes, tiers,
                 queueClock, wake, events);
         DelayQueueEngine engine = null;

@@ -33,6 +33,10 @@ public interface TaskStore {
      * @return the store; close it (it is {@link AutoCloseable}) to release the connections it opened itself
      */
     static TaskStore jdbc(DataSource dataSource, String table, Duration claimTimeout) {
+        String advice = JdbcTimeoutAdvice.check(dataSource);
+        if (advice != null) {
+            org.slf4j.LoggerFactory.getLogger(TaskStore.class).warn(advice);
+        }
         return new JdbcTaskStore(dataSource, table, claimTimeout);
     }
 

@@ -1,4 +1,4 @@
-package io.github.delayqueue.autoconfigure;
+package io.github.delayqueue.store;
 
 import org.junit.jupiter.api.Test;
 

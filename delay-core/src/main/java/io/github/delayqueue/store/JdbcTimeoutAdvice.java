@@ -1,8 +1,7 @@
-package io.github.delayqueue.autoconfigure;
+package io.github.delayqueue.store;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-
 import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
@@ -35,7 +34,7 @@ final class JdbcTimeoutAdvice {
         return "JDBC connections of the delay queue's DataSource never time out a read (socketTimeout is 0): if the "
                 + "database vanishes without closing the connection (a network partition, a failover), writes of "
                 + "task results and lease renewals wait for the operating system's TCP timeout, many minutes. Add "
-                + "connectTimeout=5000&socketTimeout=60000 (milliseconds; above your longest query) to "
-                + "spring.datasource.url, for MySQL Connector/J and MariaDB Connector/J alike.";
+                + "connectTimeout=5000&socketTimeout=60000 (milliseconds; above your longest query) to the JDBC URL "
+                + "(spring.datasource.url on Spring Boot), for MySQL Connector/J and MariaDB Connector/J alike.";
     }
 }
