@@ -35,17 +35,6 @@ class DelayQueueEndpointIT {
 
     private static final TestDatabase db = TestServices.newDatabase();
 
-    @DynamicPropertySource
-    static void services(DynamicPropertyRegistry registry) {
-        for (String property : db.springProperties()) {
-            String[] pair = property.split("=", 2);
-            registry.add(pair[0], () -> pair[1]);
-        }
-        registry.add("spring.data.redis.url", TestServices::redisUrl);
-        String prefix = TestServices.newKeyPrefix();
-        registry.add("delay.redis.key-prefix", () -> prefix);
-    }
-
     @Value("${local.server.port}")
     int port;
 
@@ -56,6 +45,17 @@ class DelayQueueEndpointIT {
     ObservabilityApp.Handlers handlers;
 
     private Http http;
+
+    @DynamicPropertySource
+    static void services(DynamicPropertyRegistry registry) {
+        for (String property : db.springProperties()) {
+            String[] pair = property.split("=", 2);
+            registry.add(pair[0], () -> pair[1]);
+        }
+        registry.add("spring.data.redis.url", TestServices::redisUrl);
+        String prefix = TestServices.newKeyPrefix();
+        registry.add("delay.redis.key-prefix", () -> prefix);
+    }
 
     @BeforeEach
     void client() {
