@@ -1,8 +1,10 @@
 package io.github.delayqueue.autoconfigure;
 
+import io.github.delayqueue.actuate.ObservedHandlerInvoker;
 import io.github.delayqueue.actuate.QueueGauges;
 import io.github.delayqueue.actuate.TaskMeters;
 import io.github.delayqueue.api.EnableDelayQueue;
+import io.github.delayqueue.handler.HandlerInvoker;
 import io.github.delayqueue.runtime.Indexer;
 import io.github.delayqueue.runtime.QueueClock;
 import io.github.delayqueue.store.TaskInspector;
@@ -35,8 +37,9 @@ public final class DelayQueueMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    TaskMeters delayQueueTaskMeters(MeterRegistry registry) {
-        return new TaskMeters(registry);
+    TaskMeters delayQueueTaskMeters(MeterRegistry registry, ObjectProvider<HandlerInvoker> invoker) {
+        // An observed run is timed by the observation's meter handler (delay.task.execution): one timer per run.
+        return new TaskMeters(registry, !(invoker.getIfUnique() instanceof ObservedHandlerInvoker));
     }
 
     @Bean
