@@ -4,8 +4,8 @@ import io.micrometer.common.KeyValues;
 
 /**
  * The default naming of a handler run: observation {@code delay.task.execution}, span {@code delay <type>}, the
- * task type as the only low-cardinality key (it becomes a meter tag), id and attempt as high-cardinality keys (span
- * attributes only).
+ * task type as the only low-cardinality key, named {@code type} as on every meter of the queue (it becomes a tag of
+ * the observation's timer), id and attempt as high-cardinality keys (span attributes only).
  */
 public class DefaultTaskExecutionObservationConvention implements TaskExecutionObservationConvention {
 
@@ -23,7 +23,7 @@ public class DefaultTaskExecutionObservationConvention implements TaskExecutionO
 
     @Override
     public KeyValues getLowCardinalityKeyValues(TaskExecutionObservationContext context) {
-        return KeyValues.of("delay.task.type", context.getTask().type());
+        return KeyValues.of(TaskMeters.TYPE_TAG, context.getTask().type());
     }
 
     @Override

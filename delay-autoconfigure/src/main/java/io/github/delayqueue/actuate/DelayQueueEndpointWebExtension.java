@@ -16,6 +16,13 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
 @EndpointWebExtension(endpoint = DelayQueueEndpoint.class)
 public class DelayQueueEndpointWebExtension {
 
+    /**
+     * 409 Conflict: the action does not apply to the task's status. {@link WebEndpointResponse} names no such status
+     * (Boot 4.0 has 200, 204, 400, 404, 429, 500 and 503), and Spring's {@code HttpStatus} is in spring-web, which
+     * this module does not need.
+     */
+    private static final int STATUS_CONFLICT = 409;
+
     private final DelayQueueEndpoint delegate;
 
     public DelayQueueEndpointWebExtension(DelayQueueEndpoint delegate) {
@@ -35,6 +42,6 @@ public class DelayQueueEndpointWebExtension {
         if (result == null) {
             return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
         }
-        return new WebEndpointResponse<>(result, result.done() ? WebEndpointResponse.STATUS_OK : 409);
+        return new WebEndpointResponse<>(result, result.done() ? WebEndpointResponse.STATUS_OK : STATUS_CONFLICT);
     }
 }

@@ -189,14 +189,14 @@ public final class QueueGauges implements MeterBinder, SmartLifecycle {
     private record Snapshot(@Nullable Map<TaskStatus, Long> counts, double overdue, double oldestOverdueSeconds,
             double[] indexSizes, @Nullable Instant takenAt) {
 
+        Snapshot {
+            counts = counts == null ? null : Map.copyOf(counts);
+        }
+
         static Snapshot unknown(int shards) {
             double[] sizes = new double[shards];
             Arrays.fill(sizes, Double.NaN);
             return new Snapshot(null, Double.NaN, Double.NaN, sizes, null);
-        }
-
-        Snapshot {
-            counts = counts == null ? null : Map.copyOf(counts);
         }
 
         double count(TaskStatus status) {

@@ -26,7 +26,8 @@ import org.jspecify.annotations.Nullable;
  * <li>{@code delay.task.failures} {type, reason = handler | binding | no-handler | lease-lost | internal, exception}:
  * failed attempts, by the simple name of the exception's class ({@code none} when no handler serves the type); at
  * most {@value #MAX_EXCEPTIONS_PER_TYPE} names per type, further ones count as {@code other}</li>
- * <li>{@code delay.task.duration} {type}: handler run time</li>
+ * <li>{@code delay.task.duration} {type}: handler run time, unless an observation around each run times it
+ * ({@link #TaskMeters(MeterRegistry, boolean)})</li>
  * <li>{@code delay.task.lateness} {type}: start minus due time, with a percentile histogram</li>
  * <li>{@code delay.claim.conflicts}, {@code delay.migration.tasks}, {@code delay.recovery.tasks} {reason}</li>
  * <li>{@code delay.index.rebuilds}: full rebuilds of the time index this instance did for all</li>
@@ -35,6 +36,9 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  */
 public final class TaskMeters implements TaskEvents {
+
+    /** The tag of the task type, on every meter of a type and on the observation of a run. */
+    static final String TYPE_TAG = "type";
 
     /** Lateness is published as a histogram from here to {@link #LATENESS_MAX}; later starts land in +Inf. */
     static final Duration LATENESS_MIN = Duration.ofMillis(1);
@@ -62,8 +66,24 @@ public final class TaskMeters implements TaskEvents {
 
     private final Map<String, Counter> workFailures = new ConcurrentHashMap<>();
 
+    /** Whether this records {@code delay.task.duration}: false when the run's observation has a timer of its own. */
+    private final boolean timesRuns;
+
+    /** Meters that time each handler run themselves ({@code delay.task.duration}). */
     public TaskMeters(MeterRegistry registry) {
+        this(registry, true);
+    }
+
+    /**
+     * Meters that time each handler run, or leave that to the run's observation.
+     *
+     * @param timesRuns whether to time each handler run ({@code delay.task.duration}); {@code false} where every run
+     *     is observed ({@link ObservedHandlerInvoker}), so that the observation's timer ({@code delay.task.execution})
+     *     is the one timer of a run
+     */
+    public TaskMeters(MeterRegistry registry, boolean timesRuns) {
         this.registry = registry;
+        this.timesRuns = timesRuns;
         this.claimConflicts = Counter.builder("delay.claim.conflicts")
             .description("Task ids taken from the index whose rows another instance or a cancel had already changed")
             .register(registry);
@@ -107,8 +127,9 @@ public final class TaskMeters implements TaskEvents {
             case FAILED -> meters.failed.increment();
         }
         // 0 means no handler ran: the type has none, or the payload did not bind.
-        if (durationNanos > 0) {
-            meters.duration.record(durationNanos, TimeUnit.NANOSECONDS);
+        Timer duration = meters.duration;
+        if (duration != null && durationNanos > 0) {
+            duration.record(durationNanos, TimeUnit.NANOSECONDS);
         }
     }
 
@@ -162,17 +183,17 @@ public final class TaskMeters implements TaskEvents {
         return new TypeMeters(type,
                 Counter.builder("delay.tasks.scheduled")
                     .description("Tasks scheduled (created; a duplicate key creates none)")
-                    .tag("type", type)
+                    .tag(TYPE_TAG, type)
                     .register(registry),
                 completed(type, "success"), completed(type, "retry"), completed(type, "failed"),
                 completed(type, "cancelled"),
-                Timer.builder("delay.task.duration")
+                timesRuns ? Timer.builder("delay.task.duration")
                     .description("Time a handler took to run a task")
-                    .tag("type", type)
-                    .register(registry),
+                    .tag(TYPE_TAG, type)
+                    .register(registry) : null,
                 Timer.builder("delay.task.lateness")
                     .description("How long after its due time a task started on a worker")
-                    .tag("type", type)
+                    .tag(TYPE_TAG, type)
                     .publishPercentileHistogram()
                     .minimumExpectedValue(LATENESS_MIN)
                     .maximumExpectedValue(LATENESS_MAX)
@@ -183,7 +204,7 @@ public final class TaskMeters implements TaskEvents {
         return Counter.builder("delay.tasks.completed")
             .description("Task runs and cancellations by how they ended: success, retry (another attempt is "
                     + "scheduled), failed (dead letter), cancelled")
-            .tag("type", type)
+            .tag(TYPE_TAG, type)
             .tag("outcome", outcome)
             .register(registry);
     }
@@ -193,7 +214,7 @@ public final class TaskMeters implements TaskEvents {
             .description("Failed attempts by why they failed (the handler threw, the payload did not bind, no "
                     + "handler serves the type, the lease was lost, a failure around the handler) and by the simple "
                     + "name of the exception's class")
-            .tag("type", type)
+            .tag(TYPE_TAG, type)
             .tag("reason", failure.name().toLowerCase(Locale.ROOT).replace('_', '-'))
             .tag("exception", exception)
             .register(registry);
@@ -213,7 +234,8 @@ public final class TaskMeters implements TaskEvents {
 
         private final Counter cancelled;
 
-        private final Timer duration;
+        /** {@code null} when the run's observation times it. */
+        private final @Nullable Timer duration;
 
         private final Timer lateness;
 
@@ -223,7 +245,7 @@ public final class TaskMeters implements TaskEvents {
         private final Set<String> exceptions = ConcurrentHashMap.newKeySet();
 
         TypeMeters(String type, Counter scheduled, Counter success, Counter retry, Counter failed,
-                Counter cancelled, Timer duration, Timer lateness) {
+                Counter cancelled, @Nullable Timer duration, Timer lateness) {
             this.type = type;
             this.scheduled = scheduled;
             this.success = success;

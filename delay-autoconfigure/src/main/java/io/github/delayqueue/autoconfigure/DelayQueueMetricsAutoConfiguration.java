@@ -1,11 +1,14 @@
 package io.github.delayqueue.autoconfigure;
 
+import io.github.delayqueue.actuate.ObservedHandlerInvoker;
 import io.github.delayqueue.actuate.QueueGauges;
 import io.github.delayqueue.actuate.TaskMeters;
 import io.github.delayqueue.api.EnableDelayQueue;
+import io.github.delayqueue.handler.HandlerInvoker;
 import io.github.delayqueue.runtime.DelayQueueRuntime;
 import io.micrometer.core.instrument.MeterRegistry;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -30,8 +33,9 @@ public final class DelayQueueMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    TaskMeters delayQueueTaskMeters(MeterRegistry registry) {
-        return new TaskMeters(registry);
+    TaskMeters delayQueueTaskMeters(MeterRegistry registry, ObjectProvider<HandlerInvoker> invoker) {
+        // An observed run is timed by the observation's meter handler (delay.task.execution): one timer per run.
+        return new TaskMeters(registry, !(invoker.getIfUnique() instanceof ObservedHandlerInvoker));
     }
 
     @Bean

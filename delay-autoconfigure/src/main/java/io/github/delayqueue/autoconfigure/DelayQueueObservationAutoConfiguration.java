@@ -16,7 +16,8 @@ import org.springframework.context.annotation.Bean;
 /**
  * Runs every handler in a {@code delay.task.execution} Micrometer observation when the application has an
  * {@link ObservationRegistry} (Spring Boot's actuator makes one), so a tracer shows a span per run and Boot's meter
- * handler a timer. An application's own {@link HandlerInvoker} bean takes its place.
+ * handler a timer, the run's only one (the queue's meters then time none). An application's own
+ * {@link HandlerInvoker} bean takes its place.
  */
 @AutoConfiguration(after = DelayQueueAutoConfiguration.class,
         afterName = "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration")

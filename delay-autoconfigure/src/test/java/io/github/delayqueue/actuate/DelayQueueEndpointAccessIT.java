@@ -30,6 +30,12 @@ class DelayQueueEndpointAccessIT {
 
     private static final TestDatabase db = TestServices.newDatabase();
 
+    @Value("${local.server.port}")
+    int port;
+
+    @Autowired
+    DelayQueue queue;
+
     @DynamicPropertySource
     static void services(DynamicPropertyRegistry registry) {
         for (String property : db.springProperties()) {
@@ -40,12 +46,6 @@ class DelayQueueEndpointAccessIT {
         String prefix = TestServices.newKeyPrefix();
         registry.add("delay.redis.key-prefix", () -> prefix);
     }
-
-    @Value("${local.server.port}")
-    int port;
-
-    @Autowired
-    DelayQueue queue;
 
     @Test
     void byDefaultTheEndpointReadsButRefusesACancel() {

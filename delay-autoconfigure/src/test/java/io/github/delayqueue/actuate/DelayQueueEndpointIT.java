@@ -17,6 +17,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.http.HttpStatus;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -35,17 +36,6 @@ class DelayQueueEndpointIT {
 
     private static final TestDatabase db = TestServices.newDatabase();
 
-    @DynamicPropertySource
-    static void services(DynamicPropertyRegistry registry) {
-        for (String property : db.springProperties()) {
-            String[] pair = property.split("=", 2);
-            registry.add(pair[0], () -> pair[1]);
-        }
-        registry.add("spring.data.redis.url", TestServices::redisUrl);
-        String prefix = TestServices.newKeyPrefix();
-        registry.add("delay.redis.key-prefix", () -> prefix);
-    }
-
     @Value("${local.server.port}")
     int port;
 
@@ -56,6 +46,17 @@ class DelayQueueEndpointIT {
     ObservabilityApp.Handlers handlers;
 
     private Http http;
+
+    @DynamicPropertySource
+    static void services(DynamicPropertyRegistry registry) {
+        for (String property : db.springProperties()) {
+            String[] pair = property.split("=", 2);
+            registry.add(pair[0], () -> pair[1]);
+        }
+        registry.add("spring.data.redis.url", TestServices::redisUrl);
+        String prefix = TestServices.newKeyPrefix();
+        registry.add("delay.redis.key-prefix", () -> prefix);
+    }
 
     @BeforeEach
     void client() {
@@ -147,7 +148,7 @@ class DelayQueueEndpointIT {
         assertThat(handlers.runsOf(id)).isEqualTo(2);
 
         Http.Response again = http.post("/actuator/delayqueue/" + id, "{\"action\":\"rerun\"}");
-        assertThat(again.status()).isEqualTo(409);
+        assertThat(again.status()).isEqualTo(HttpStatus.CONFLICT.value());
         assertThat(again.json().get("done").asBoolean()).isFalse();
         assertThat(again.json().get("message").asString()).contains("SUCCEEDED").contains("only a FAILED task");
     }
@@ -163,7 +164,8 @@ class DelayQueueEndpointIT {
         assertThat(cancel.json().get("task").get("status").asString()).isEqualTo("CANCELLED");
         assertThat(queue.find(id).orElseThrow().status()).isEqualTo(TaskStatus.CANCELLED);
 
-        assertThat(http.post("/actuator/delayqueue/" + id, "{\"action\":\"cancel\"}").status()).isEqualTo(409);
+        assertThat(http.post("/actuator/delayqueue/" + id, "{\"action\":\"cancel\"}").status())
+            .isEqualTo(HttpStatus.CONFLICT.value());
         assertThat(http.post("/actuator/delayqueue/987654321", "{\"action\":\"cancel\"}").status()).isEqualTo(404);
         Http.Response unknown = http.post("/actuator/delayqueue/" + id, "{\"action\":\"explode\"}");
         assertThat(unknown.status()).isEqualTo(400);

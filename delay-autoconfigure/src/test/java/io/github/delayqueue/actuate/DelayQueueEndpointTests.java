@@ -29,6 +29,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.http.HttpStatus;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -245,7 +246,7 @@ class DelayQueueEndpointTests {
         assertThat(web.task(id).getStatus()).isEqualTo(WebEndpointResponse.STATUS_OK);
         assertThat(web.task(id + 1).getStatus()).isEqualTo(WebEndpointResponse.STATUS_NOT_FOUND);
         assertThat(web.act(id + 1, "cancel").getStatus()).isEqualTo(WebEndpointResponse.STATUS_NOT_FOUND);
-        assertThat(web.act(id, "rerun").getStatus()).isEqualTo(409);
+        assertThat(web.act(id, "rerun").getStatus()).isEqualTo(HttpStatus.CONFLICT.value());
         assertThat(web.act(id, "rerun").getBody().task().id()).isEqualTo(id);
         assertThat(web.act(id, "cancel").getStatus()).isEqualTo(WebEndpointResponse.STATUS_OK);
     }

@@ -33,11 +33,11 @@ public class ObservabilityApp {
     /** Handlers by behaviour, with runs counted per task id. */
     public static class Handlers {
 
-        /** Runs per task id in this context (each context has a database of its own, ids repeat across them). */
-        private final Map<Long, AtomicInteger> runs = new ConcurrentHashMap<>();
-
         /** "obs.switch" fails while this holds. */
         public static volatile boolean switchFails = true;
+
+        /** Runs per task id in this context (each context has a database of its own, ids repeat across them). */
+        private final Map<Long, AtomicInteger> runs = new ConcurrentHashMap<>();
 
         private void count(TaskContext context) {
             runs.computeIfAbsent(context.id(), id -> new AtomicInteger()).incrementAndGet();

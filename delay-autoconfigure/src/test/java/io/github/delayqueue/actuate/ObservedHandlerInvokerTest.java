@@ -59,7 +59,7 @@ class ObservedHandlerInvokerTest {
         assertThat(registry).hasSingleObservationThat()
             .hasNameEqualTo("delay.task.execution")
             .hasContextualNameEqualTo("delay order.cancel")
-            .hasLowCardinalityKeyValue("delay.task.type", "order.cancel")
+            .hasLowCardinalityKeyValue("type", "order.cancel")
             .hasHighCardinalityKeyValue("delay.task.id", "7")
             .hasHighCardinalityKeyValue("delay.task.attempt", "2")
             .doesNotHaveError()

@@ -77,6 +77,17 @@ class TaskMetersTest {
     }
 
     @Test
+    void metersThatLeaveTheRunToItsObservationTimeNoRun() {
+        TaskMeters observed = new TaskMeters(registry, false);
+        observed.started(task(1, "mail.send"), 25);
+        observed.finished(task(1, "mail.send"), TaskEvents.Outcome.SUCCESS, 3_000_000);
+
+        assertThat(registry.find("delay.task.duration").meters()).isEmpty();
+        assertThat(counter("delay.tasks.completed", "type", "mail.send", "outcome", "success")).isEqualTo(1);
+        assertThat(registry.get("delay.task.lateness").tag("type", "mail.send").timer().count()).isEqualTo(1);
+    }
+
+    @Test
     void latenessIsPublishedAsAHistogramPrometheusCanTakePercentilesOf() {
         PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         new TaskMeters(prometheus).started(task(1, "mail.send"), 250);

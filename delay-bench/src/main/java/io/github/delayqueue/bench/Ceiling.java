@@ -35,13 +35,13 @@ import io.lettuce.core.api.sync.RedisScriptingCommands;
  */
 final class Ceiling {
 
+    static final String TABLE = "bench_ceiling";
+
     /** Rows per multi-row INSERT and per SUCCEEDED update, as in the library's store and ResultWriter. */
     private static final int MAX_ROWS = 1000;
 
     /** Entries per add.lua call, as in RedisTimeIndex. */
     private static final int MAX_ADD = 500;
-
-    static final String TABLE = "bench_ceiling";
 
     private final Servers servers;
 

@@ -14,7 +14,6 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Pattern;
-
 import javax.sql.DataSource;
 
 import io.lettuce.core.metrics.CommandLatencyRecorder;
@@ -29,6 +28,20 @@ import io.lettuce.core.protocol.ProtocolKeyword;
  */
 final class ClientCounters {
 
+    /** Counts the Redis commands of every Lettuce client it is set on, by type. */
+    static final CommandLatencyRecorder REDIS = new CommandLatencyRecorder() {
+        @Override
+        public void recordCommandLatency(SocketAddress local, SocketAddress remote, ProtocolKeyword commandType,
+                long firstResponseLatency, long completionLatency) {
+            count("redis " + commandType.toString());
+        }
+
+        @Override
+        public boolean isEnabled() {
+            return true;
+        }
+    };
+
     private static final Map<String, LongAdder> counts = new ConcurrentHashMap<>();
 
     private static final Map<String, String> labels = new ConcurrentHashMap<>();
@@ -38,6 +51,8 @@ final class ClientCounters {
     private static final Pattern PLACEHOLDER_LIST = Pattern.compile("\\?(, ?\\?)+");
 
     private static final Pattern VALUE_ROWS = Pattern.compile("(\\([^()]*\\))(, ?\\([^()]*\\))+");
+
+    private static final Map<String, SqlWatch.Kind> kinds = new ConcurrentHashMap<>();
 
     private ClientCounters() {
     }
@@ -55,8 +70,6 @@ final class ClientCounters {
     static void count(String key) {
         counts.computeIfAbsent(key, k -> new LongAdder()).increment();
     }
-
-    private static final Map<String, SqlWatch.Kind> kinds = new ConcurrentHashMap<>();
 
     /** What the statement is to {@link SqlWatch}, judged on its whole text with the whitespace collapsed. */
     static SqlWatch.Kind kind(String sql) {
@@ -87,21 +100,6 @@ final class ClientCounters {
         }
         return label;
     }
-
-    // --- Redis --------------------------------------------------------------------------------------------------
-
-    static final CommandLatencyRecorder REDIS = new CommandLatencyRecorder() {
-        @Override
-        public void recordCommandLatency(SocketAddress local, SocketAddress remote, ProtocolKeyword commandType,
-                long firstResponseLatency, long completionLatency) {
-            count("redis " + commandType.toString());
-        }
-
-        @Override
-        public boolean isEnabled() {
-            return true;
-        }
-    };
 
     // --- JDBC ---------------------------------------------------------------------------------------------------
 

@@ -36,6 +36,12 @@ final class Plan {
 
     static final byte SLOW = 1;
 
+    /**
+     * In {@link #queueDueMillis}: the task was scheduled when its due time had passed on the queue clock, so the
+     * library stored its own "now", which the benchmark cannot know to the millisecond; not checked.
+     */
+    static final long DUE_UNCHECKED = Long.MIN_VALUE;
+
     final String workload;
 
     /** Microseconds after the origin at which each slot is scheduled (non-decreasing). */
@@ -43,9 +49,6 @@ final class Plan {
 
     /** The caller's due time of each slot, epoch microseconds of the wall clock (filled by {@link #place}). */
     final long[] dueWallMicros;
-
-    /** Delay of each slot after its scheduling time, in microseconds (burst-like plans: after the origin). */
-    private final long[] delayMicros;
 
     /** mixed: NEAR/FAR; mixed-durations: FAST/SLOW. */
     final byte[] tier;
@@ -59,14 +62,11 @@ final class Plan {
      */
     final long[] queueDueMillis;
 
-    /**
-     * In {@link #queueDueMillis}: the task was scheduled when its due time had passed on the queue clock, so the
-     * library stored its own "now", which the benchmark cannot know to the millisecond; not checked.
-     */
-    static final long DUE_UNCHECKED = Long.MIN_VALUE;
-
     /** enqueue: when each slot's {@code schedule()} returned, epoch microseconds of the wall clock (0: not yet). */
     final long[] calledWallMicros;
+
+    /** Delay of each slot after its scheduling time, in microseconds (burst-like plans: after the origin). */
+    private final long[] delayMicros;
 
     private Plan(String workload, int size) {
         this.workload = workload;

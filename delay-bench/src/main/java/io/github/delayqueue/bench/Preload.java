@@ -31,13 +31,13 @@ final class Preload {
 
     static final int CHUNK = 50_000;
 
-    private static final String NUMBERS = "bench_numbers";
-
     /** Finished rows: due, and finished, before this long ago, far beyond any retention a soak uses. */
     static final Duration FINISHED_AGO = Duration.ofDays(2);
 
     /** Future rows: due from this far ahead on, beyond any hybrid threshold, so they stay in the database. */
     static final Duration FUTURE_AHEAD = Duration.ofDays(2);
+
+    private static final String NUMBERS = "bench_numbers";
 
     private Preload() {
     }

@@ -12,7 +12,7 @@ import java.util.Collections;
  */
 final class RawSql {
 
-    private static final String CLAIM_COLUMNS = "id, task_type, task_key, payload, due_at, attempts, max_attempts, "
+    static final String CLAIM_COLUMNS = "id, task_type, task_key, payload, due_at, attempts, max_attempts, "
             + "claims, created_at";
 
     /** The plain (unkeyed) insert of new tasks, {@link #INSERT_ROW} a row. */

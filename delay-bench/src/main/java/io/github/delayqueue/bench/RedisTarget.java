@@ -117,8 +117,6 @@ final class RedisTarget implements AutoCloseable {
     /** One connection: to the server, or to the cluster as a whole. */
     static final class Session implements AutoCloseable {
 
-        private final StatefulConnection<String, String> connection;
-
         final RedisScriptingCommands<String, String> scripting;
 
         final RedisKeyCommands<String, String> keys;
@@ -126,6 +124,8 @@ final class RedisTarget implements AutoCloseable {
         final RedisSortedSetCommands<String, String> zsets;
 
         final Info info;
+
+        private final StatefulConnection<String, String> connection;
 
         Session(StatefulConnection<String, String> connection, RedisScriptingCommands<String, String> scripting,
                 RedisKeyCommands<String, String> keys, RedisSortedSetCommands<String, String> zsets, Info info) {

@@ -12,39 +12,112 @@ import java.util.Optional;
  * task is written through the same connection and commits or rolls back with the caller's data; outside one it is
  * committed before the method returns. Every method throws {@link IllegalArgumentException} for bad input and
  * {@link DelayQueueException} when the database cannot be reached; no accepted task is ever lost.
+ *
+ * @since 0.1.0
  */
 public interface DelayQueue {
 
-    /** Schedules {@code payload} for the handler of {@code type} after {@code delay}; returns the task id. */
+    /**
+     * Schedules {@code payload} for the handler of {@code type} after {@code delay}.
+     *
+     * @param type the task type, which names its {@link DelayedHandler}
+     * @param payload what the handler receives, stored as JSON; {@code null} is stored as JSON null
+     * @param delay how long from now the task is due; zero or negative means now
+     * @return the new task's id
+     * @throws IllegalArgumentException when the type is blank or too long, the payload too large, or the due time
+     *     later than the latest accepted
+     * @throws DelayQueueException when the database cannot store the task: it was not stored, unless the exception
+     *     is an {@link OutcomeUnknownException}
+     */
     long schedule(String type, @org.jspecify.annotations.Nullable Object payload, Duration delay);
 
     /**
      * Schedules {@code payload} for the handler of {@code type} at {@code dueAt}, an instant of the application's
      * clock: the task does not start before that clock shows it. A past time means now.
+     *
+     * @param type the task type, which names its {@link DelayedHandler}
+     * @param payload what the handler receives, stored as JSON; {@code null} is stored as JSON null
+     * @param dueAt when the task is due, on the application's clock
+     * @return the new task's id
+     * @throws IllegalArgumentException when the type is blank or too long, the payload too large, or the due time
+     *     later than the latest accepted
+     * @throws DelayQueueException when the database cannot store the task: it was not stored, unless the exception
+     *     is an {@link OutcomeUnknownException}
      */
     long schedule(String type, @org.jspecify.annotations.Nullable Object payload, Instant dueAt);
 
     /**
      * Schedules one task. When the request has a key and a task with the same type and key exists (in any status),
      * nothing changes and that task's id is returned.
+     *
+     * @param request the task to schedule, built with {@link TaskRequest#of}
+     * @return the new task's id, or that of the task with the same type and key
+     * @throws IllegalArgumentException when the request's type, key, attempts, payload or due time is not allowed
+     * @throws DelayQueueException when the database cannot store the task: it was not stored, unless the exception
+     *     is an {@link OutcomeUnknownException}
      */
     long schedule(TaskRequest request);
 
-    /** Schedules many tasks in as few database round trips as possible; ids come back in request order. */
+    /**
+     * Schedules many tasks in as few database round trips as possible.
+     *
+     * @param requests the tasks to schedule; a key already taken returns the existing task's id, as
+     *     {@link #schedule(TaskRequest)} does
+     * @return the tasks' ids, in request order
+     * @throws IllegalArgumentException when one of the requests is not allowed; none is stored
+     * @throws DelayQueueException when the database cannot store the tasks: none was stored, unless the exception
+     *     is an {@link OutcomeUnknownException}
+     */
     List<Long> scheduleAll(Collection<TaskRequest> requests);
 
-    /** Cancels a task that has not started yet; {@code false} when it is running, finished or unknown. */
+    /**
+     * Cancels a task that has not started yet.
+     *
+     * @param id the task's id
+     * @return {@code true} when this call cancelled it; {@code false} when it is running, finished or unknown
+     * @throws DelayQueueException when the database cannot be reached
+     */
     boolean cancel(long id);
 
-    /** Cancels the task of this type and key if it has not started yet. */
+    /**
+     * Cancels the task of this type and key if it has not started yet.
+     *
+     * @param type the task type
+     * @param key the business key the task was scheduled with
+     * @return {@code true} when this call cancelled it; {@code false} when it is running, finished or unknown
+     * @throws IllegalArgumentException when the type or the key is one no task can have
+     * @throws DelayQueueException when the database cannot be reached
+     */
     boolean cancel(String type, String key);
 
-    /** Moves a task that has not started yet to a new due time; {@code false} when it can no longer be moved. */
+    /**
+     * Moves a task that has not started yet to a new due time.
+     *
+     * @param id the task's id
+     * @param dueAt the new due time, on the application's clock; a past time means now
+     * @return {@code true} when the task was moved; {@code false} when it can no longer be moved or is unknown
+     * @throws IllegalArgumentException when the due time is later than the latest accepted
+     * @throws DelayQueueException when the database cannot be reached
+     */
     boolean reschedule(long id, Instant dueAt);
 
-    /** The task with this id, in whatever status. */
+    /**
+     * The task with this id, in whatever status.
+     *
+     * @param id the task's id
+     * @return the task, or empty when no task has this id (or it was purged)
+     * @throws DelayQueueException when the database cannot be reached
+     */
     Optional<TaskView> find(long id);
 
-    /** The task with this type and key, in whatever status. */
+    /**
+     * The task with this type and key, in whatever status.
+     *
+     * @param type the task type
+     * @param key the business key the task was scheduled with
+     * @return the task, or empty when none has this type and key (or it was purged)
+     * @throws IllegalArgumentException when the type or the key is one no task can have
+     * @throws DelayQueueException when the database cannot be reached
+     */
     Optional<TaskView> find(String type, String key);
 }

@@ -17,6 +17,7 @@ import org.jspecify.annotations.Nullable;
  *     cannot stop its handler, and once its lease has run out another instance may run the task again while the
  *     stalled run resumes. Guard the handler's own writes with this token (store it beside what it changes and refuse
  *     a write whose token is lower than the stored one) and the stale run's writes are refused.
+ * @since 0.1.0
  */
 public record TaskContext(long id, String type, @Nullable String key, int attempt, Instant dueAt,
         Instant scheduledAt, long fencingToken) {

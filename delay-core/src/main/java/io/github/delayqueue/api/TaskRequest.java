@@ -12,6 +12,8 @@ import org.jspecify.annotations.Nullable;
  * <pre>{@code
  * TaskRequest.of("order.cancel", new OrderRef(42)).delay(Duration.ofMinutes(30)).key("42").build();
  * }</pre>
+ *
+ * @since 0.1.0
  */
 public final class TaskRequest {
 
@@ -36,33 +38,69 @@ public final class TaskRequest {
         this.maxAttempts = builder.maxAttempts;
     }
 
-    /** Starts a request for a task of {@code type} carrying {@code payload} ({@code null} is stored as JSON null). */
+    /**
+     * Starts a request for a task of {@code type} carrying {@code payload}.
+     *
+     * @param type the task type, which names its {@link DelayedHandler}
+     * @param payload what the handler receives, stored as JSON; {@code null} is stored as JSON null
+     * @return a builder, due at once until given a delay or a due time
+     * @throws IllegalArgumentException when {@code type} is {@code null}
+     */
     public static Builder of(@Nullable String type, @Nullable Object payload) {
         return new Builder(type, payload);
     }
 
+    /**
+     * The task type.
+     *
+     * @return the type, which names the task's {@link DelayedHandler}
+     */
     public String type() {
         return type;
     }
 
+    /**
+     * The payload, as given; it is encoded as JSON when the task is scheduled.
+     *
+     * @return the payload, or {@code null} for none
+     */
     public @Nullable Object payload() {
         return payload;
     }
 
-    /** The delay from the moment of scheduling, when the request was given one. */
+    /**
+     * The delay from the moment of scheduling, when the request was given one.
+     *
+     * @return the delay, or {@code null} when the request has a due time or is due at once
+     */
     public @Nullable Duration delay() {
         return delay;
     }
 
-    /** The due instant, when the request was given one. */
+    /**
+     * The due instant, when the request was given one.
+     *
+     * @return the due instant on the application's clock, or {@code null} when the request has a delay or is due at
+     *     once
+     */
     public @Nullable Instant dueAt() {
         return dueAt;
     }
 
+    /**
+     * The business key, unique per type.
+     *
+     * @return the key, or {@code null} for a task without one
+     */
     public @Nullable String key() {
         return key;
     }
 
+    /**
+     * The attempts allowed for this task alone.
+     *
+     * @return the attempts, or {@code null} when the handler's setting applies
+     */
     public @Nullable Integer maxAttempts() {
         return maxAttempts;
     }
@@ -72,7 +110,11 @@ public final class TaskRequest {
         return "TaskRequest[type=" + type + ", key=" + key + ", delay=" + delay + ", dueAt=" + dueAt + "]";
     }
 
-    /** Builds a {@link TaskRequest}; without a delay or due time the task is due at once. */
+    /**
+     * Builds a {@link TaskRequest}; without a delay or due time the task is due at once.
+     *
+     * @since 0.1.0
+     */
     public static final class Builder {
 
         private final String type;
@@ -92,7 +134,13 @@ public final class TaskRequest {
             this.payload = payload;
         }
 
-        /** Due this long after scheduling; replaces a due time set before. */
+        /**
+         * Due this long after scheduling; replaces a due time set before.
+         *
+         * @param delay the delay from the moment of scheduling; zero or negative means now
+         * @return this builder
+         * @throws IllegalArgumentException when {@code delay} is {@code null}
+         */
         public Builder delay(@Nullable Duration delay) {
             this.delay = required(delay, "delay");
             this.dueAt = null;
@@ -102,6 +150,10 @@ public final class TaskRequest {
         /**
          * Due at this instant of the application's clock (the queue moves it to the database clock, never earlier);
          * replaces a delay set before. A past instant means now.
+         *
+         * @param dueAt the due instant, on the application's clock
+         * @return this builder
+         * @throws IllegalArgumentException when {@code dueAt} is {@code null}
          */
         public Builder dueAt(@Nullable Instant dueAt) {
             this.dueAt = required(dueAt, "dueAt");
@@ -112,13 +164,22 @@ public final class TaskRequest {
         /**
          * A business key, unique per type: scheduling the same type and key again returns the first task. It must
          * not end with a space: the database compares keys ignoring trailing spaces.
+         *
+         * @param key the key, or {@code null} for none
+         * @return this builder
          */
         public Builder key(@Nullable String key) {
             this.key = key;
             return this;
         }
 
-        /** Attempts allowed for this task, overriding its handler's setting; at least 1. */
+        /**
+         * Attempts allowed for this task, overriding its handler's setting; at least 1, checked when the task is
+         * scheduled.
+         *
+         * @param maxAttempts the attempts allowed in all
+         * @return this builder
+         */
         public Builder maxAttempts(int maxAttempts) {
             this.maxAttempts = maxAttempts;
             return this;
@@ -131,6 +192,11 @@ public final class TaskRequest {
             return value;
         }
 
+        /**
+         * The request as built so far; the queue checks it when it is scheduled.
+         *
+         * @return a new request
+         */
         public TaskRequest build() {
             return new TaskRequest(this);
         }

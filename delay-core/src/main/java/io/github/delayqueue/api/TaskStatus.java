@@ -1,6 +1,10 @@
 package io.github.delayqueue.api;
 
-/** Where a task is in its life; the database row is the only place it changes. */
+/**
+ * Where a task is in its life; the database row is the only place it changes.
+ *
+ * @since 0.1.0
+ */
 public enum TaskStatus {
 
     /** Stored in the database only; due later than the hybrid threshold, or running in {@code jdbc} mode. */
@@ -21,7 +25,11 @@ public enum TaskStatus {
     /** Cancelled before it started. */
     CANCELLED;
 
-    /** Whether the task has not been claimed yet and can still be cancelled or rescheduled. */
+    /**
+     * Whether the task has not been claimed yet and can still be cancelled or rescheduled.
+     *
+     * @return {@code true} for {@link #SCHEDULED} and {@link #QUEUED}
+     */
     public boolean isPending() {
         return this == SCHEDULED || this == QUEUED;
     }

@@ -17,6 +17,7 @@ import org.jspecify.annotations.Nullable;
  * @param lastError the last failure, cut to a bounded length
  * @param createdAt when it was scheduled
  * @param updatedAt when its row last changed
+ * @since 0.1.0
  */
 public record TaskView(long id, String type, @Nullable String key, TaskStatus status, Instant dueAt, int attempts,
         @Nullable Integer maxAttempts, @Nullable String lastError, Instant createdAt, Instant updatedAt) {

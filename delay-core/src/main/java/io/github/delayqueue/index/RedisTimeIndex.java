@@ -37,16 +37,6 @@ public class RedisTimeIndex implements TimeIndex {
     @SuppressWarnings("rawtypes")
     private static final RedisScript<List> POP = RedisScript.of(script("pop.lua"), List.class);
 
-    /** A script's text, read once: a script backed by a resource checks the resource again on every call. */
-    static String script(String name) {
-        try (InputStream in = new ClassPathResource("io/github/delayqueue/index/" + name).getInputStream()) {
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
-        catch (IOException ex) {
-            throw new UncheckedIOException("Cannot read the Lua script " + name, ex);
-        }
-    }
-
     private final RedisConnectionFactory connectionFactory;
 
     private final StringRedisTemplate redis;
@@ -71,6 +61,16 @@ public class RedisTimeIndex implements TimeIndex {
         }
         this.channel = keyPrefix + ":wake";
         this.rebuilds = new RedisIndexRebuilds(redis, keyPrefix);
+    }
+
+    /** A script's text, read once: a script backed by a resource checks the resource again on every call. */
+    static String script(String name) {
+        try (InputStream in = new ClassPathResource("io/github/delayqueue/index/" + name).getInputStream()) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        catch (IOException ex) {
+            throw new UncheckedIOException("Cannot read the Lua script " + name, ex);
+        }
     }
 
     /** The sorted set of {@code shard}. */

@@ -11,6 +11,9 @@ import java.util.function.LongConsumer;
  */
 public interface TimeIndex {
 
+    /** The most ids one {@link #pop} returns, whatever its {@code limit}; the engine pops again for more. */
+    int MAX_POP = 2000;
+
     /** How many shards the index is split into; a task lives in shard {@code id % shards()}. */
     int shards();
 
@@ -22,9 +25,6 @@ public interface TimeIndex {
 
     /** Removes ids, if present. */
     void remove(Collection<Long> ids);
-
-    /** The most ids one {@link #pop} returns, whatever its {@code limit}; the engine pops again for more. */
-    int MAX_POP = 2000;
 
     /**
      * Atomically removes and returns up to {@code limit} (at most {@link #MAX_POP}) ids of {@code shard} due by

@@ -21,13 +21,13 @@ import org.springframework.scheduling.TaskScheduler;
  */
 class ClockAligner extends PeriodicJob {
 
-    private static final Logger log = LoggerFactory.getLogger(ClockAligner.class);
-
     /** Readings thrown away first: class loading, JIT and a cold connection make them slow and uneven. */
     static final int WARM_UP_READINGS = 2;
 
     /** Readings an alignment picks the tightest of. */
     static final int READINGS = 7;
+
+    private static final Logger log = LoggerFactory.getLogger(ClockAligner.class);
 
     /** Offsets above this are worth a log line: someone should fix the host's time sync. */
     private static final long NOTABLE_OFFSET_MICROS = 1_000_000;

@@ -27,6 +27,12 @@ final class Dispatcher {
 
     private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
 
+    /** How long stopping waits for a claim in flight; the claim hands its tasks back itself if it returns later. */
+    private static final long STOP_WAIT_MILLIS = 2_000;
+
+    /** How long a busy loop waits for a fuller claim: a claim costs one commit whatever its size. */
+    private static final long LINGER_MILLIS = 2;
+
     private final TaskSource source;
 
     private final WorkerPool pool;
@@ -48,12 +54,6 @@ final class Dispatcher {
      * connection), leaving rows RUNNING under this instance that it does not know it holds.
      */
     private boolean adoptOrphans;
-
-    /** How long stopping waits for a claim in flight; the claim hands its tasks back itself if it returns later. */
-    private static final long STOP_WAIT_MILLIS = 2_000;
-
-    /** How long a busy loop waits for a fuller claim: a claim costs one commit whatever its size. */
-    private static final long LINGER_MILLIS = 2;
 
     private final FailureStreak failures = new FailureStreak(log, "Claiming due tasks");
 

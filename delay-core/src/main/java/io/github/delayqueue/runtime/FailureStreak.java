@@ -11,6 +11,9 @@ import org.slf4j.Logger;
  */
 final class FailureStreak {
 
+    /** The longest wait between two tries. A try that fails at once is cheap; a late comeback is not. */
+    static final long MAX_BACKOFF_MILLIS = 500;
+
     private static final long QUIET_MILLIS = 60_000;
 
     private final Logger log;
@@ -41,9 +44,6 @@ final class FailureStreak {
             failures = 0;
         }
     }
-
-    /** The longest wait between two tries. A try that fails at once is cheap; a late comeback is not. */
-    static final long MAX_BACKOFF_MILLIS = 500;
 
     /** How long to wait before the next try: doubles with each failure of the streak, from 100 ms up to 500 ms. */
     synchronized long backoffMillis() {

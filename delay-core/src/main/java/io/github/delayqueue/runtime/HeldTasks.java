@@ -243,10 +243,10 @@ final class HeldTasks {
 
         final ClaimedTask task;
 
-        private final AtomicReference<State> state = new AtomicReference<>(State.WAITING);
-
         /** When the lease ends at the latest, on the queue clock. */
         volatile long leaseUntil;
+
+        private final AtomicReference<State> state = new AtomicReference<>(State.WAITING);
 
         /** The thread running the handler, while it runs; guarded by this. */
         private @Nullable Thread thread;

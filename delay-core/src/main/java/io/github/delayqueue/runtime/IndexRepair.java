@@ -26,12 +26,12 @@ import org.slf4j.LoggerFactory;
  */
 final class IndexRepair implements Runnable {
 
+    /** How long an instance that saw the index back leaves the others to see it too before it rebuilds. */
+    static final long SETTLE_NANOS = TimeUnit.SECONDS.toNanos(3);
+
     private static final Logger log = LoggerFactory.getLogger(IndexRepair.class);
 
     private static final int PAGE = 1000;
-
-    /** How long an instance that saw the index back leaves the others to see it too before it rebuilds. */
-    static final long SETTLE_NANOS = TimeUnit.SECONDS.toNanos(3);
 
     /** Extended with every page; a holder that dies keeps the others waiting no longer than this. */
     private static final Duration LOCK_TTL = Duration.ofSeconds(15);

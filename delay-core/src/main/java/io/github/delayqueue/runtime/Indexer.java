@@ -24,6 +24,9 @@ import org.slf4j.LoggerFactory;
  */
 final class Indexer {
 
+    /** Tasks held back while the index is unreachable, at most; past that the shared rebuild alone restores them. */
+    static final int MAX_HELD = 10_000;
+
     private static final Logger log = LoggerFactory.getLogger(Indexer.class);
 
     private final TimeIndex index;
@@ -34,9 +37,6 @@ final class Indexer {
 
     /** Set when the index came back and has not been rebuilt from the database since. */
     private final AtomicBoolean rebuildNeeded = new AtomicBoolean(false);
-
-    /** Tasks held back while the index is unreachable, at most; past that the shared rebuild alone restores them. */
-    static final int MAX_HELD = 10_000;
 
     private final ConcurrentLinkedQueue<DueTask> held = new ConcurrentLinkedQueue<>();
 

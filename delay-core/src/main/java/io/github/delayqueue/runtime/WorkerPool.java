@@ -46,6 +46,15 @@ final class WorkerPool {
 
     private static final Logger log = LoggerFactory.getLogger(WorkerPool.class);
 
+    /** How long to wait before handing tasks to an executor that rejected them. */
+    private static final long REJECTED_RETRY_MILLIS = 50;
+
+    /** How often the pool looks whether every thread is stuck in a long handler. */
+    private static final long SHED_CHECK_MILLIS = 5;
+
+    /** A handler running this long, or 8 times the median, whichever is longer, holds its thread for long. */
+    private static final long STUCK_FLOOR_NANOS = 10_000_000;
+
     private final Executor executor;
 
     private final HoldLimit holdLimit;
@@ -58,9 +67,6 @@ final class WorkerPool {
 
     /** The stuck check, from start until the pool stops taking tasks. */
     private @Nullable ScheduledFuture<?> shedCheck;
-
-    /** How long to wait before handing tasks to an executor that rejected them. */
-    private static final long REJECTED_RETRY_MILLIS = 50;
 
     /** One permit per thread: a task goes to the executor only with one, so at most {@code threads} run at once. */
     private final Semaphore freeThreads;
@@ -135,12 +141,6 @@ final class WorkerPool {
             failures.failed(ex);
         }
     }
-
-    /** How often the pool looks whether every thread is stuck in a long handler. */
-    private static final long SHED_CHECK_MILLIS = 5;
-
-    /** A handler running this long, or 8 times the median, whichever is longer, holds its thread for long. */
-    private static final long STUCK_FLOOR_NANOS = 10_000_000;
 
     /** How many tasks the pool may hold right now. */
     int capacity() {

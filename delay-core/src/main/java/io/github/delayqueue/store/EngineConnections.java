@@ -31,10 +31,10 @@ import org.springframework.util.ClassUtils;
  */
 final class EngineConnections extends AbstractDataSource {
 
-    private static final Logger log = LoggerFactory.getLogger(EngineConnections.class);
-
     /** How long after the database answers again the engine keeps its own connections: the pool's back-off and more. */
     static final long CATCH_UP_MILLIS = 10_000;
+
+    private static final Logger log = LoggerFactory.getLogger(EngineConnections.class);
 
     /** How long a connection of the engine's own waits for the server, unless the URL or the properties say. */
     private static final String CONNECT_TIMEOUT_MILLIS = "3000";

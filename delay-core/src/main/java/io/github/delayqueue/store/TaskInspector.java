@@ -17,6 +17,9 @@ import org.jspecify.annotations.Nullable;
  */
 public interface TaskInspector {
 
+    /** Counts up to this many are exact; larger ones are estimates of the database's index statistics. */
+    int EXACT_UP_TO = 10_000;
+
     /**
      * The inspector of a MySQL 8 or MariaDB 10.6+ task table.
      *
@@ -27,9 +30,6 @@ public interface TaskInspector {
     static TaskInspector jdbc(DataSource dataSource, String table) {
         return new JdbcTaskInspector(dataSource, table);
     }
-
-    /** Counts up to this many are exact; larger ones are estimates of the database's index statistics. */
-    int EXACT_UP_TO = 10_000;
 
     /** How many tasks are in each of {@code statuses}; a status without tasks maps to 0. */
     Map<TaskStatus, Count> countByStatus(Set<TaskStatus> statuses);

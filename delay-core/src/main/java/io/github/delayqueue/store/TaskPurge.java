@@ -20,14 +20,14 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 final class TaskPurge {
 
+    /** Ids named in one {@code DELETE}: a statement far below any packet or placeholder limit. */
+    private static final int MAX_IDS_PER_DELETE = 1_000;
+
     private final JdbcTemplate jdbc;
 
     private final String table;
 
     private final String candidates;
-
-    /** Ids named in one {@code DELETE}: a statement far below any packet or placeholder limit. */
-    private static final int MAX_IDS_PER_DELETE = 1_000;
 
     /** @param table the quoted table name */
     TaskPurge(JdbcTemplate jdbc, String table) {

@@ -38,11 +38,11 @@ class InsertBatcherTest {
     /** A store whose inserts take {@code millis} each, as a slow database's would. */
     private static class SlowInserts extends UnsupportedTaskStore {
 
+        final AtomicInteger writes = new AtomicInteger();
+
         private final long millis;
 
         private final AtomicLong ids = new AtomicLong();
-
-        final AtomicInteger writes = new AtomicInteger();
 
         SlowInserts(long millis) {
             this.millis = millis;
