@@ -144,7 +144,6 @@ class DelayQueueActuatorAutoConfigurationIT {
                 assertThat(context).hasNotFailed();
                 assertThat(context).doesNotHaveBean(TaskMeters.class);
                 assertThat(context).doesNotHaveBean(QueueGauges.class);
-                assertThat(context).doesNotHaveBean(TaskInspector.class);
                 assertThat(context).doesNotHaveBean(HandlerInvoker.class);
             });
     }

@@ -82,7 +82,7 @@ final class AnnotatedHandlers {
             }
             return new Backoff(initial, factor, max);
         }
-        catch (IllegalArgumentException | DateTimeParseException ex) {
+        catch (IllegalArgumentException ex) {
             throw new IllegalStateException(where + ": invalid backoff (backoff=\"" + backoff + "\", multiplier=\""
                     + multiplier + "\", maxBackoff=\"" + maxBackoff + "\"): " + ex.getMessage()
                     + "; use durations like 10s or PT10S and a multiplier >= 1", ex);
@@ -93,7 +93,13 @@ final class AnnotatedHandlers {
     static Duration duration(String value) {
         Matcher simple = SIMPLE.matcher(value);
         if (!simple.matches()) {
-            return Duration.parse(value);
+            try {
+                return Duration.parse(value);
+            }
+            catch (DateTimeParseException ex) {
+                // the parser's own message does not name the text; this one does, and is the root cause
+                throw new IllegalArgumentException("'" + value + "' is not a duration (" + ex.getMessage() + ")");
+            }
         }
         long amount = Long.parseLong(simple.group(1));
         return switch (simple.group(2).toLowerCase(java.util.Locale.ROOT)) {

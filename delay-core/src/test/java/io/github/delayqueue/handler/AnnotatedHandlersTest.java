@@ -1,0 +1,66 @@
+package io.github.delayqueue.handler;
+
+import java.time.Duration;
+
+import io.github.delayqueue.api.DelayedHandler;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** {@code @DelayedHandler} methods of a plain object, as the runtime's builder registers them without Spring Boot. */
+class AnnotatedHandlersTest {
+
+    private static final Backoff DEFAULTS = new Backoff(Duration.ofSeconds(10), 2.0, Duration.ofHours(1));
+
+    @Test
+    void durationsAreWrittenAsInSpringBootsPropertiesOrIso() {
+        assertThat(AnnotatedHandlers.duration("10s")).isEqualTo(Duration.ofSeconds(10));
+        assertThat(AnnotatedHandlers.duration("500ms")).isEqualTo(Duration.ofMillis(500));
+        assertThat(AnnotatedHandlers.duration("250")).isEqualTo(Duration.ofMillis(250));
+        assertThat(AnnotatedHandlers.duration("2h")).isEqualTo(Duration.ofHours(2));
+        assertThat(AnnotatedHandlers.duration("PT1M30S")).isEqualTo(Duration.ofSeconds(90));
+        assertThatThrownBy(() -> AnnotatedHandlers.duration("soon")).hasMessageContaining("'soon' is not a duration");
+        assertThatThrownBy(() -> AnnotatedHandlers.duration("5w")).hasMessageContaining("unknown unit");
+    }
+
+    @Test
+    void aMethodsAttributesFillFromTheDefaultsItLeavesOut() {
+        HandlerRegistry registry = new HandlerRegistry();
+        registry.registerAnnotated(new Handlers(), value -> value.replace("${retry}", "30s"), () -> DEFAULTS);
+
+        TaskHandler handler = registry.find("mail.send");
+        assertThat(handler).isNotNull();
+        assertThat(handler.settings().backoff()).isEqualTo(new Backoff(Duration.ofSeconds(30), 2.0,
+                Duration.ofHours(1)));
+        assertThat(handler.settings().maxAttempts()).isEqualTo(5);
+        assertThat(registry.find("plain")).isNotNull();
+    }
+
+    @Test
+    void aBadAttributeNamesTheMethodAndTheValue() {
+        assertThatThrownBy(() -> new HandlerRegistry().registerAnnotated(new BadBackoff(), value -> value,
+                () -> DEFAULTS))
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("BadBackoff.handle")
+            .hasMessageContaining("soon");
+    }
+
+    static class Handlers {
+
+        @DelayedHandler(type = "mail.send", maxAttempts = 5, backoff = "${retry}")
+        void send(String address) {
+        }
+
+        @DelayedHandler(type = "plain")
+        void plain() {
+        }
+    }
+
+    static class BadBackoff {
+
+        @DelayedHandler(type = "b", backoff = "soon")
+        void handle() {
+        }
+    }
+}
