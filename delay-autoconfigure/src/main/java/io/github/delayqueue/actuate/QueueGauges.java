@@ -8,11 +8,11 @@ import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ScheduledFuture;
 import java.util.function.ToDoubleFunction;
 
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.runtime.Indexer;
+import io.github.delayqueue.runtime.PeriodicJob;
 import io.github.delayqueue.runtime.QueueClock;
 import io.github.delayqueue.store.TaskInspector;
 import io.micrometer.core.instrument.Gauge;
@@ -26,7 +26,8 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.scheduling.TaskScheduler;
 
 /**
- * Gauges of what the queue holds, read from a snapshot that a job on the queue's scheduler refreshes every interval:
+ * Gauges of what the queue holds, read from a snapshot that a job on the queue's scheduler ({@link PeriodicJob})
+ * refreshes every interval:
  * a scrape never queries the database or Redis, however often it comes and however many registries there are. A value
  * that could not be read is {@code NaN} until the next refresh that succeeds, so a stale number never passes for a
  * fresh one.
@@ -55,25 +56,21 @@ public final class QueueGauges implements MeterBinder, SmartLifecycle {
 
     private final QueueClock clock;
 
-    private final Duration interval;
-
     private final int shards;
 
     private volatile Snapshot snapshot;
 
     private volatile boolean failing;
 
-    private final TaskScheduler scheduler;
-
-    private @Nullable ScheduledFuture<?> refreshing;
+    /** Survives whatever a refresh throws, and tries again within half a second when one fails. */
+    private final PeriodicJob refreshing;
 
     public QueueGauges(TaskInspector inspector, @Nullable Indexer indexer, QueueClock clock, Duration interval,
             TaskScheduler scheduler) {
-        this.scheduler = scheduler;
+        this.refreshing = PeriodicJob.of(scheduler, "gauge refresh", interval, this::refresh);
         this.inspector = inspector;
         this.indexer = indexer;
         this.clock = clock;
-        this.interval = interval;
         this.shards = indexer == null ? 0 : indexer.index().shards();
         this.snapshot = Snapshot.unknown(shards);
     }
@@ -157,33 +154,18 @@ public final class QueueGauges implements MeterBinder, SmartLifecycle {
     }
 
     @Override
-    public synchronized void start() {
-        if (refreshing != null) {
-            return;
-        }
-        refreshing = scheduler.scheduleWithFixedDelay(this::refreshQuietly, interval);
-    }
-
-    private void refreshQuietly() {
-        try {
-            refresh();
-        }
-        catch (Throwable ex) { // an Error too: a scheduled task that throws is never run again
-            log.warn("Refreshing the delay queue gauges failed; trying again in {}", interval, ex);
-        }
+    public void start() {
+        refreshing.start();
     }
 
     @Override
-    public synchronized void stop() {
-        if (refreshing != null) {
-            refreshing.cancel(true);
-            refreshing = null;
-        }
+    public void stop() {
+        refreshing.stop();
     }
 
     @Override
-    public synchronized boolean isRunning() {
-        return refreshing != null;
+    public boolean isRunning() {
+        return refreshing.isRunning();
     }
 
     private record Snapshot(@Nullable Map<TaskStatus, Long> counts, double overdue, double oldestOverdueSeconds,

@@ -19,12 +19,13 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 /**
- * Where the queue's work runs: one {@link ThreadPoolTaskScheduler} for the engine's loops, its periodic jobs and its
- * timers, and one executor for handlers, both built with Boot's builders, so Boot's {@code spring.task.*} settings,
- * customizers and task decorators apply, and {@code spring.threads.virtual.enabled=true} gives handlers virtual
- * threads on Java 21+. Neither is a default candidate: an application's own {@code @Scheduled} jobs, {@code @Async}
- * methods and Boot's {@code taskScheduler} and {@code applicationTaskExecutor} never see them, and they never wait
- * behind an application's jobs. Replace either by defining a bean of the same name.
+ * Where the queue's work runs: one {@link ThreadPoolTaskScheduler} of a few threads for the engine's loops, its
+ * periodic jobs and its timers, which all run in short rounds, and one executor for handlers, both built with Boot's
+ * builders, so Boot's {@code spring.task.*} settings, customizers and task decorators apply, and
+ * {@code spring.threads.virtual.enabled=true} gives handlers virtual threads on Java 21+. Neither is a default
+ * candidate: an application's own {@code @Scheduled} jobs, {@code @Async} methods and Boot's {@code taskScheduler} and
+ * {@code applicationTaskExecutor} never see them, and they never wait behind an application's jobs. Replace either by
+ * defining a bean of the same name.
  * <p>
  * Both stay up until the engine has drained: they accept tasks after the context starts closing, and they pause only
  * after the engine's last stop step, so leases are renewed while running handlers finish.
@@ -38,6 +39,13 @@ class DelayQueueThreadsConfiguration {
     /** The bean name of the executor handlers run on. */
     static final String HANDLER_EXECUTOR = "delayQueueHandlerExecutor";
 
+    /**
+     * The scheduler's threads. Every loop and job runs in short rounds on it, so none is held for good: the dispatcher
+     * and the result writer can write while a job waits on the database, and one thread stays free for the lease
+     * guard and the claimed-ahead starts however many rounds wait on the database or Redis.
+     */
+    static final int SCHEDULER_THREADS = 4;
+
     /** Pause after {@link DelayQueueEngine#DRAIN_PHASE}: the engine's last step still needs its scheduler. */
     private static final int PHASE = DelayQueueEngine.DRAIN_PHASE - 1;
 
@@ -45,7 +53,7 @@ class DelayQueueThreadsConfiguration {
     @ConditionalOnMissingBean(name = SCHEDULER)
     ThreadPoolTaskScheduler delayQueueTaskScheduler(ObjectProvider<ThreadPoolTaskSchedulerBuilder> builder) {
         ThreadPoolTaskScheduler scheduler = builder.getIfAvailable(ThreadPoolTaskSchedulerBuilder::new)
-            .poolSize(DelayQueueEngine.SCHEDULER_THREADS)
+            .poolSize(SCHEDULER_THREADS)
             .threadNamePrefix("delay-scheduler-")
             .build();
         scheduler.setDaemon(true); // the engine's keep-alive thread decides how long the JVM stays up

@@ -7,10 +7,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.DelayedHandler;
 import io.github.delayqueue.api.EnableDelayQueue;
-import io.github.delayqueue.runtime.DelayQueueEngine;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
@@ -31,7 +32,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Where the queue's work runs ({@link DelayQueueThreadsConfiguration}): a scheduler and a handler executor from Boot's
- * builders, out of the way of the application's own scheduling, replaceable, and refused when too small.
+ * builders, out of the way of the application's own scheduling, and replaceable by one as small as a single thread.
  */
 class DelayQueueThreadsTests {
 
@@ -48,7 +49,7 @@ class DelayQueueThreadsTests {
             ThreadPoolTaskScheduler scheduler = context.getBean(DelayQueueThreadsConfiguration.SCHEDULER,
                     ThreadPoolTaskScheduler.class);
             assertThat(scheduler.getScheduledThreadPoolExecutor().getCorePoolSize())
-                .isEqualTo(DelayQueueEngine.SCHEDULER_THREADS);
+                .isEqualTo(DelayQueueThreadsConfiguration.SCHEDULER_THREADS);
             assertThat(scheduler.getThreadNamePrefix()).isEqualTo("delay-scheduler-");
             assertThat(context.getBean(SchedulerCustomizer.class).customized).contains(scheduler);
             ThreadPoolTaskExecutor executor = context.getBean(DelayQueueThreadsConfiguration.HANDLER_EXECUTOR,
@@ -75,22 +76,17 @@ class DelayQueueThreadsTests {
         });
     }
 
-    @Test
-    void aSchedulerOfTheApplicationsReplacesTheQueuesButMustHaveAThreadForEachLoopAndJob() {
-        runner.withUserConfiguration(WithHandler.class)
-            .withBean(DelayQueueThreadsConfiguration.SCHEDULER, ThreadPoolTaskScheduler.class, () -> {
-                ThreadPoolTaskScheduler small = new ThreadPoolTaskScheduler();
-                small.setPoolSize(2);
-                return small;
-            })
-            .run(context -> assertThat(context).getFailure()
-                .rootCause()
-                .hasMessageContaining("bean 'delayQueueTaskScheduler'")
-                .hasMessageContaining("has 2 thread(s); it needs at least " + DelayQueueEngine.SCHEDULER_THREADS));
+    /**
+     * Every loop and job runs in short rounds, so no thread is held for good: an application's scheduler of one
+     * thread, or two, runs the engine, tasks due now and tasks due a moment later alike.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = { 1, 2 })
+    void aSchedulerOfTheApplicationsWithOneOrTwoThreadsRunsTheEngine(int threads) {
         runner.withUserConfiguration(WithHandler.class)
             .withBean(DelayQueueThreadsConfiguration.SCHEDULER, ThreadPoolTaskScheduler.class, () -> {
                 ThreadPoolTaskScheduler own = new ThreadPoolTaskScheduler();
-                own.setPoolSize(DelayQueueEngine.SCHEDULER_THREADS);
+                own.setPoolSize(threads);
                 own.setThreadNamePrefix("own-");
                 return own;
             })
@@ -98,6 +94,12 @@ class DelayQueueThreadsTests {
                 assertThat(context).hasNotFailed();
                 assertThat(context.getBean(DelayQueueThreadsConfiguration.SCHEDULER, ThreadPoolTaskScheduler.class)
                     .getThreadNamePrefix()).isEqualTo("own-");
+                DelayQueue queue = context.getBean(DelayQueue.class);
+                for (int task = 0; task < 20; task++) {
+                    queue.schedule("threads.probe", Integer.toString(task), Duration.ofMillis(task % 2 * 300));
+                }
+                await().atMost(Duration.ofSeconds(20))
+                    .untilAsserted(() -> assertThat(context.getBean(Probe.class).threads).hasSize(20));
             });
     }
 
