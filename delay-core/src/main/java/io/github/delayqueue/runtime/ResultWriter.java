@@ -64,16 +64,11 @@ final class ResultWriter {
     private Consumer<List<ClaimId>> written = claims -> {
     };
 
-    /** Set by {@link #stop}: the rounds end once everything is written, or at the stop deadline. Guarded by this. */
-    private boolean stopping;
-
+    /** Set by {@link #stop}: past it, a write that fails is given up. */
     private volatile long stopDeadline = Long.MAX_VALUE;
 
-    /** Signalled when the rounds end after a stop. Guarded by this. */
-    private boolean ended = true;
-
     /** A batch taken from the queue and not written yet: a failed write keeps it for the next round. */
-    private @Nullable Batch pending;
+    private volatile @Nullable Batch pending;
 
     private @Nullable PeriodicJob rounds;
 
@@ -130,14 +125,9 @@ final class ResultWriter {
     private record HandBackItem(List<ClaimedTask> tasks) {
     }
 
-    /**
-     * Starts the rounds, or keeps those still finishing a stop's writes going: after a stop, a start works like the
-     * first one.
-     */
+    /** Starts the rounds; after a stop, a start works like the first one. */
     synchronized void start(TaskScheduler scheduler) {
-        stopping = false;
         stopDeadline = Long.MAX_VALUE;
-        ended = false;
         PeriodicJob job = rounds;
         if (job == null) {
             job = new PeriodicJob(scheduler, "result writer", IDLE, events, true) {
@@ -178,21 +168,6 @@ final class ResultWriter {
         }
         if (batch != null) {
             write(batch);
-        }
-        if (pending == null && queue.isEmpty()) {
-            endIfStopping();
-        }
-    }
-
-    /** The rounds end once stopping with nothing left to write. */
-    private synchronized void endIfStopping() {
-        if (stopping && !ended && queue.isEmpty()) {
-            ended = true;
-            notifyAll();
-            PeriodicJob job = rounds;
-            if (job != null) {
-                job.stop();
-            }
         }
     }
 
@@ -276,26 +251,37 @@ final class ResultWriter {
         }
     }
 
-    /** Writes what is queued, trying for up to {@code timeoutMillis}, then ends the rounds. */
+    /**
+     * Ends the rounds and writes what is queued on the calling thread, which waits for it anyway, trying for up to
+     * {@code timeoutMillis}: the scheduler may be shutting down with the context.
+     */
     void stop(long timeoutMillis) throws InterruptedException {
         PeriodicJob job;
         synchronized (this) {
             stopDeadline = System.currentTimeMillis() + timeoutMillis;
-            stopping = true;
             job = rounds;
         }
-        if (job == null) {
-            return;
+        if (job != null) {
+            job.stop();
+            if (!job.awaitRound(timeoutMillis + 1000)) {
+                return; // a round hung on the database: the writes are its own
+            }
         }
-        job.runNow();
-        long deadline = System.nanoTime() + (Math.max(1, timeoutMillis) + 1000) * 1_000_000;
-        synchronized (this) {
-            while (!ended) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
+        long backoff = 50;
+        while (pending != null || !queue.isEmpty()) {
+            try {
+                round();
+            }
+            catch (RuntimeException | Error ex) {
+                if (System.currentTimeMillis() >= stopDeadline) {
+                    pending = null;
+                    queue.clear();
+                    log.error("Gave up writing task results at shutdown ({}); their tasks stay RUNNING until their "
+                            + "lease ends and then run again", ex.toString());
                     return;
                 }
-                wait(Math.max(1, left / 1_000_000));
+                Thread.sleep(backoff);
+                backoff = Math.min(FailureStreak.MAX_BACKOFF_MILLIS, backoff * 2);
             }
         }
     }
@@ -306,9 +292,6 @@ final class ResultWriter {
         synchronized (this) {
             queue.clear();
             pending = null;
-            stopping = true;
-            ended = true;
-            notifyAll();
             job = rounds;
         }
         if (job != null) {
