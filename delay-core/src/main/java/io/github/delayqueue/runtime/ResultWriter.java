@@ -138,7 +138,7 @@ final class ResultWriter {
 
                 @Override
                 Duration nextDelay() {
-                    return queue.isEmpty() ? IDLE : Duration.ZERO;
+                    return queue.isEmpty() ? IDLE : Duration.ofNanos(lingerNanos());
                 }
             };
             rounds = job;
@@ -153,8 +153,13 @@ final class ResultWriter {
     private void nudge() {
         PeriodicJob job = rounds;
         if (job != null) {
-            job.runWithin(queue.size() >= MAX_BATCH / 2 ? 0 : LINGER_NANOS);
+            job.runWithin(lingerNanos());
         }
+    }
+
+    /** Each write is a commit: waiting a moment while results keep coming makes fewer, fuller ones. */
+    private long lingerNanos() {
+        return queue.size() >= MAX_BATCH / 2 ? 0 : LINGER_NANOS;
     }
 
     /** One write: what a failed write left, or the next batch from the queue. */
