@@ -198,21 +198,6 @@ public abstract class PeriodicJob implements SmartLifecycle {
         }
     }
 
-    /** Runs the next round at once, even while backing off: its owner is stopping and has work to finish. */
-    void runNow() {
-        synchronized (lock) {
-            if (!running || parked) {
-                return;
-            }
-            if (inRound) {
-                againAt = System.nanoTime();
-            }
-            else {
-                scheduleAt(System.nanoTime());
-            }
-        }
-    }
-
     private void run(long scheduled) {
         synchronized (lock) {
             if (scheduled != sequence || !running || inRound) {
