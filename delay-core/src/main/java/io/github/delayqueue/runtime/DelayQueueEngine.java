@@ -32,9 +32,10 @@ import org.springframework.scheduling.TaskScheduler;
  * cannot be renewed during the drain is interrupted before another instance may take its task. Only a handler still
  * running at the timeout leaves its task to the lease. A stopped engine can be started again (a context stopped and
  * started, a checkpoint restored) and then works as after its first start. While it runs, one non-daemon thread keeps
- * the JVM up, so an application without a web server does not exit when its {@code main} returns: the engine's own,
- * rather than Boot's {@code spring.main.keep-alive}, which lives as long as the context rather than the engine, would
- * have to be set before anyone knows whether an engine runs, and is not there for an application without Boot.
+ * the JVM up, so an application without a web server does not exit when its {@code main} returns. It is the engine's
+ * own rather than Boot's {@code spring.main.keep-alive}: that property must be set before the context exists, when
+ * nothing knows yet whether an engine will run ({@code @EnableDelayQueue}, {@code delay.worker.enabled}), and an
+ * application without Boot has no such property.
  */
 public class DelayQueueEngine implements SmartLifecycle {
 
