@@ -32,7 +32,7 @@ import org.springframework.scheduling.TaskScheduler;
  * Handlers run on the executor it is given, never more than {@code threads} at once: the pool queues what waits for a
  * thread itself, so any executor works, a thread per task (virtual threads) included; one that rejects a hand-off (a
  * bounded queue) is tried again shortly. Timers (claimed-ahead starts, the lease guard) run on the engine's
- * {@link TaskScheduler}, whose threads never wait on the database.
+ * {@link TaskScheduler}, where the rounds that wait on the database always leave them a thread ({@link IoLanes}).
  * <p>
  * Stopping ({@link #releaseUnstarted}) takes no more tasks and releases every one not started; those still on a timer,
  * in a type's lane or waiting for a thread pass through {@link #run} all the same and end there without starting,
