@@ -23,7 +23,8 @@ import org.springframework.scheduling.TaskScheduler;
  * worker pool, the result writer, and the periodic jobs (lease renewal and recovery, migration, index repair,
  * retention). The loops, the jobs and the pool's timers run in rounds on the starter's {@link TaskScheduler}
  * ({@link PeriodicJob}): a round that has nothing to do ends and schedules the next one, so a few threads serve them
- * all, and rounds that may wait on the database or Redis leave one thread for the lease guard ({@link IoLanes});
+ * all; rounds that may wait on the database or Redis leave one thread for the lease guard and keep one for lease
+ * renewal and the result writer ({@link IoLanes});
  * handlers run on the executor the engine is given. Stopping happens in two steps, so that it fits a
  * container's grace period: first, before the web server drains its requests, the engine stops claiming and hands
  * back claimed tasks that never started; then, after the web server has stopped ({@link #drain()}, run by
@@ -112,8 +113,8 @@ public class DelayQueueEngine implements SmartLifecycle {
                 : new IndexTaskSource(indexer, store, terms, events, settings, clock::now);
         this.dispatcher = new Dispatcher(source, pool, held, wake, clock, worker.batchSize(), store, terms,
                 this::handBack, events, longest(settings.redis().maxWait(), settings.jdbc().pollInterval()));
-        job("lease renewal", worker.lease().dividedBy(3), new LeaseKeeper(store, held, terms, clock, tiers,
-                indexWrites), events).firstInLine();
+        job("lease renewal", worker.lease().dividedBy(3), IoLanes.Waits.DATABASE, new LeaseKeeper(store, held, terms,
+                clock, tiers, indexWrites), events);
         job("lease recovery", worker.recoveryInterval(), new LeaseRecovery(store, registry, retryPolicy, tiers, clock,
                 indexWrites, wake, events), events);
         EngineSettings.Retention retention = settings.retention();
@@ -132,10 +133,12 @@ public class DelayQueueEngine implements SmartLifecycle {
         return one.compareTo(other) >= 0 ? one : other;
     }
 
-    private PeriodicJob job(String name, Duration interval, Runnable body, TaskEvents events) {
-        PeriodicJob job = PeriodicJob.of(scheduler, name, interval, events, body);
-        jobs.add(job);
-        return job;
+    private void job(String name, Duration interval, Runnable body, TaskEvents events) {
+        job(name, interval, IoLanes.Waits.DATABASE_OR_REDIS, body, events);
+    }
+
+    private void job(String name, Duration interval, IoLanes.Waits waits, Runnable body, TaskEvents events) {
+        jobs.add(PeriodicJob.of(scheduler, name, interval, events, waits, body));
     }
 
     @Override

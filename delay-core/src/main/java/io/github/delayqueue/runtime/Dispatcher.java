@@ -120,7 +120,7 @@ final class Dispatcher {
         waiting = Waiting.TIME;
         PeriodicJob job = rounds;
         if (job == null) {
-            job = new PeriodicJob(scheduler, "dispatcher", longestSleep, events, true) {
+            job = new PeriodicJob(scheduler, "dispatcher", longestSleep, events, IoLanes.Waits.DATABASE_OR_REDIS) {
                 @Override
                 void runOnce() {
                     round(generation);

@@ -39,7 +39,7 @@ final class IndexWrites {
     IndexWrites(@Nullable Indexer indexer, TaskScheduler scheduler) {
         this.indexer = indexer;
         this.flushes = indexer == null ? null : new PeriodicJob(scheduler, "index writes", Duration.ofSeconds(1),
-                TaskEvents.NONE, true) {
+                TaskEvents.NONE, IoLanes.Waits.DATABASE_OR_REDIS) {
             @Override
             void runOnce() {
                 flush(this);

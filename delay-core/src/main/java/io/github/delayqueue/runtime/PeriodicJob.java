@@ -27,9 +27,9 @@ import org.springframework.scheduling.TaskScheduler;
  * completed a round.
  * <p>
  * Rounds that may wait on the database or Redis take one of the scheduler's {@link IoLanes} first, which leave one
- * thread free for the rounds that never wait (the lease guard, claimed-ahead starts): those go on while the database
- * hangs. Public only for the starter's own jobs in other packages (the gauges' refresh); applications have no use
- * for it.
+ * thread free for the rounds that never wait (the lease guard, claimed-ahead starts), and keep one for those that wait
+ * on the database alone (lease renewal, the result writer): those go on while Redis or a slow job holds the rest.
+ * Public only for the starter's own jobs in other packages (the gauges' refresh); applications have no use for it.
  */
 public abstract class PeriodicJob implements SmartLifecycle {
 
@@ -50,6 +50,11 @@ public abstract class PeriodicJob implements SmartLifecycle {
 
     /** Where a round that may wait on the database or Redis gets its thread; {@code null} for one that never waits. */
     private final @Nullable IoLanes lanes;
+
+    private final IoLanes.Waits waits;
+
+    /** The lane the round under way took. */
+    private IoLanes.Lane lane = IoLanes.Lane.NONE;
 
     private final Object lock = new Object();
 
@@ -77,19 +82,18 @@ public abstract class PeriodicJob implements SmartLifecycle {
 
     private @Nullable Thread roundThread;
 
-    private volatile boolean firstInLine;
-
     PeriodicJob(TaskScheduler scheduler, String name, Duration interval) {
-        this(scheduler, name, interval, TaskEvents.NONE, true);
+        this(scheduler, name, interval, TaskEvents.NONE, IoLanes.Waits.DATABASE_OR_REDIS);
     }
 
-    PeriodicJob(TaskScheduler scheduler, String name, Duration interval, TaskEvents events, boolean waitsOnIo) {
+    PeriodicJob(TaskScheduler scheduler, String name, Duration interval, TaskEvents events, IoLanes.Waits waits) {
         this.scheduler = scheduler;
         this.interval = interval;
         this.failures = new FailureStreak(log, "The " + name);
         this.liveness = new Liveness(name, interval);
         this.events = events;
-        this.lanes = waitsOnIo ? IoLanes.of(scheduler) : null;
+        this.waits = waits;
+        this.lanes = waits == IoLanes.Waits.NOTHING ? null : IoLanes.of(scheduler);
     }
 
     /**
@@ -97,7 +101,7 @@ public abstract class PeriodicJob implements SmartLifecycle {
      * every interval; a round fails when it throws.
      */
     public static PeriodicJob of(TaskScheduler scheduler, String name, Duration interval, Runnable body) {
-        return new PeriodicJob(scheduler, name, interval, TaskEvents.NONE, true) {
+        return new PeriodicJob(scheduler, name, interval, TaskEvents.NONE, IoLanes.Waits.DATABASE_OR_REDIS) {
 
             private boolean started;
 
@@ -117,8 +121,9 @@ public abstract class PeriodicJob implements SmartLifecycle {
         };
     }
 
-    static PeriodicJob of(TaskScheduler scheduler, String name, Duration interval, TaskEvents events, Runnable body) {
-        return new PeriodicJob(scheduler, name, interval, events, true) {
+    static PeriodicJob of(TaskScheduler scheduler, String name, Duration interval, TaskEvents events,
+            IoLanes.Waits waits, Runnable body) {
+        return new PeriodicJob(scheduler, name, interval, events, waits) {
             @Override
             void runOnce() {
                 body.run();
@@ -128,7 +133,7 @@ public abstract class PeriodicJob implements SmartLifecycle {
 
     /** A timer: a job whose round never waits on the database or Redis, so it never waits for a lane either. */
     static PeriodicJob timer(TaskScheduler scheduler, String name, Duration interval, Runnable body) {
-        return new PeriodicJob(scheduler, name, interval, TaskEvents.NONE, false) {
+        return new PeriodicJob(scheduler, name, interval, TaskEvents.NONE, IoLanes.Waits.NOTHING) {
             @Override
             void runOnce() {
                 body.run();
@@ -149,16 +154,6 @@ public abstract class PeriodicJob implements SmartLifecycle {
 
     Liveness liveness() {
         return liveness;
-    }
-
-    /** Waits for a lane before the other jobs that wait for one: lease renewal, which keeps handlers' leases. */
-    PeriodicJob firstInLine() {
-        firstInLine = true;
-        return this;
-    }
-
-    boolean isFirstInLine() {
-        return firstInLine;
     }
 
     @Override
@@ -205,9 +200,12 @@ public abstract class PeriodicJob implements SmartLifecycle {
             }
             next = null;
             nextAt = NONE;
-            if (lanes != null && !lanes.enter(this)) {
-                parked = true; // resumed when a lane frees up
-                return;
+            if (lanes != null) {
+                lane = lanes.enter(this, waits);
+                if (lane == IoLanes.Lane.NONE) {
+                    parked = true; // resumed when a lane frees up
+                    return;
+                }
             }
             inRound = true;
             againAt = NONE;
@@ -226,7 +224,7 @@ public abstract class PeriodicJob implements SmartLifecycle {
         }
         finally {
             if (lanes != null) {
-                lanes.leave();
+                lanes.leave(lane);
             }
             long delay = failed ? Math.min(interval.toNanos(), failures.backoffMillis() * 1_000_000)
                     : delayOf(this::nextDelay);

@@ -130,7 +130,7 @@ final class ResultWriter {
         stopDeadline = Long.MAX_VALUE;
         PeriodicJob job = rounds;
         if (job == null) {
-            job = new PeriodicJob(scheduler, "result writer", IDLE, events, true) {
+            job = new PeriodicJob(scheduler, "result writer", IDLE, events, IoLanes.Waits.DATABASE) {
                 @Override
                 void runOnce() {
                     round();

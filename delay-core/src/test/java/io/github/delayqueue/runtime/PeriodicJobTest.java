@@ -1,6 +1,8 @@
 package io.github.delayqueue.runtime;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -101,6 +103,54 @@ class PeriodicJobTest {
             databaseBack.countDown();
             renewal.stop();
             recovery.stop();
+            guard.stop();
+            scheduler.shutdown();
+        }
+    }
+
+    /**
+     * Lease renewal waits on the database alone: with Redis hung under every shared lane of a 4-thread scheduler, it
+     * goes on in the lane kept for it, and the lease guard in the last thread.
+     */
+    @Test
+    void leaseRenewalNeverWaitsBehindRoundsHungOnRedis() {
+        ThreadPoolTaskScheduler scheduler = TestScheduler.create(4);
+        CountDownLatch redisBack = new CountDownLatch(1);
+        AtomicInteger hung = new AtomicInteger();
+        AtomicInteger renewals = new AtomicInteger();
+        AtomicInteger guards = new AtomicInteger();
+        Runnable hungCommand = () -> {
+            hung.incrementAndGet();
+            try {
+                redisBack.await();
+            }
+            catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        List<PeriodicJob> onRedis = new ArrayList<>();
+        for (String name : List.of("dispatcher", "index writes", "index repair", "migration")) {
+            onRedis.add(PeriodicJob.of(scheduler, name, Duration.ofMillis(10), TaskEvents.NONE,
+                    IoLanes.Waits.DATABASE_OR_REDIS, hungCommand));
+        }
+        PeriodicJob renewal = PeriodicJob.of(scheduler, "lease renewal", Duration.ofMillis(10), TaskEvents.NONE,
+                IoLanes.Waits.DATABASE, renewals::incrementAndGet);
+        PeriodicJob guard = PeriodicJob.timer(scheduler, "lease guard", Duration.ofMillis(10), guards::incrementAndGet);
+        try {
+            onRedis.forEach(PeriodicJob::start);
+            await().atMost(5, TimeUnit.SECONDS).untilAsserted(() -> assertThat(hung).hasValue(2));
+            renewal.start();
+            guard.start();
+            await().atMost(5, TimeUnit.SECONDS).untilAsserted(() -> {
+                assertThat(renewals).hasValueGreaterThan(5);
+                assertThat(guards).hasValueGreaterThan(5);
+            });
+            assertThat(hung).as("two shared lanes, both hung: the other jobs wait for them").hasValue(2);
+        }
+        finally {
+            redisBack.countDown();
+            onRedis.forEach(PeriodicJob::stop);
+            renewal.stop();
             guard.stop();
             scheduler.shutdown();
         }
