@@ -87,14 +87,14 @@ final class Dispatcher {
     /** How many free slots a fuller claim waits for, while {@link #waiting} is {@link Waiting#FULLER}. */
     private volatile int wanted;
 
-    /** When the next round is due ({@link System#nanoTime}), set by each round for {@link PeriodicJob#nextDelay}. */
+    /** How long until the next round, in nanoseconds: set by each round for {@link PeriodicJob#nextDelay}. */
     private long nextRoundIn;
 
     private final Duration longestSleep;
 
     private final TaskEvents events;
 
-    private @Nullable PeriodicJob rounds;
+    private volatile @Nullable PeriodicJob rounds;
 
     Dispatcher(TaskSource source, WorkerPool pool, HeldTasks held, WakeSignal wake, QueueClock clock, int batchSize,
             TaskStore store, ClaimTerms terms, Consumer<List<ClaimedTask>> handBack, TaskEvents events,

@@ -70,7 +70,7 @@ final class ResultWriter {
     /** A batch taken from the queue and not written yet: a failed write keeps it for the next round. */
     private volatile @Nullable Batch pending;
 
-    private @Nullable PeriodicJob rounds;
+    private volatile @Nullable PeriodicJob rounds;
 
     ResultWriter(TaskStore store, QueueClock clock, IndexWrites index, WakeSignal wake, Tiers tiers,
             TaskEvents events) {
