@@ -8,7 +8,6 @@ import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ScheduledFuture;
 import java.util.function.ToDoubleFunction;
 
 import io.github.delayqueue.api.TaskStatus;
@@ -22,10 +21,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.context.SmartLifecycle;
-import org.springframework.scheduling.TaskScheduler;
 
 /**
- * Gauges of what the queue holds, read from a snapshot that a job on the queue's scheduler refreshes every interval:
+ * Gauges of what the queue holds, read from a snapshot that a job of the runtime ({@link DelayQueueRuntime#every})
+ * refreshes every interval:
  * a scrape never queries the database or Redis, however often it comes and however many registries there are. A value
  * that could not be read is {@code NaN} until the next refresh that succeeds, so a stale number never passes for a
  * fresh one.
@@ -60,17 +59,13 @@ public final class QueueGauges implements MeterBinder, SmartLifecycle {
 
     private volatile boolean failing;
 
-    private final TaskScheduler scheduler;
-
-    private @Nullable ScheduledFuture<?> refreshing;
+    private @Nullable AutoCloseable refreshing;
 
     /**
      * @param runtime the queue to measure
      * @param interval how often the gauges read the database and the index
-     * @param scheduler where the refresh runs
      */
-    public QueueGauges(DelayQueueRuntime runtime, Duration interval, TaskScheduler scheduler) {
-        this.scheduler = scheduler;
+    public QueueGauges(DelayQueueRuntime runtime, Duration interval) {
         this.runtime = runtime;
         this.inspector = runtime.inspector();
         this.interval = interval;
@@ -161,23 +156,20 @@ public final class QueueGauges implements MeterBinder, SmartLifecycle {
         if (refreshing != null) {
             return;
         }
-        refreshing = scheduler.scheduleWithFixedDelay(this::refreshQuietly, interval);
-    }
-
-    private void refreshQuietly() {
-        try {
-            refresh();
-        }
-        catch (Throwable ex) { // an Error too: a scheduled task that throws is never run again
-            log.warn("Refreshing the delay queue gauges failed; trying again in {}", interval, ex);
-        }
+        refreshing = runtime.every("gauge refresh", interval, this::refresh);
     }
 
     @Override
     public synchronized void stop() {
-        if (refreshing != null) {
-            refreshing.cancel(true);
-            refreshing = null;
+        AutoCloseable running = refreshing;
+        refreshing = null;
+        if (running != null) {
+            try {
+                running.close();
+            }
+            catch (Exception ex) {
+                log.debug("Could not stop the gauge refresh", ex);
+            }
         }
     }
 

@@ -9,14 +9,12 @@ import io.github.delayqueue.runtime.DelayQueueRuntime;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
-import org.springframework.scheduling.TaskScheduler;
 
 /**
  * The queue's Micrometer meters, when the application has a {@link MeterRegistry} (Spring Boot's actuator makes
@@ -40,8 +38,7 @@ public final class DelayQueueMetricsAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    QueueGauges delayQueueGauges(DelayQueueRuntime runtime, DelayQueueMetricsProperties properties,
-            @Qualifier(DelayQueueThreadsConfiguration.SCHEDULER) TaskScheduler scheduler) {
-        return new QueueGauges(runtime, properties.getRefreshInterval(), scheduler);
+    QueueGauges delayQueueGauges(DelayQueueRuntime runtime, DelayQueueMetricsProperties properties) {
+        return new QueueGauges(runtime, properties.getRefreshInterval());
     }
 }

@@ -19,12 +19,13 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 /**
- * Where the queue's work runs: one {@link ThreadPoolTaskScheduler} for the engine's loops, its periodic jobs and its
- * timers, and one executor for handlers, both built with Boot's builders, so Boot's {@code spring.task.*} settings,
- * customizers and task decorators apply, and {@code spring.threads.virtual.enabled=true} gives handlers virtual
- * threads on Java 21+. Neither is a default candidate: an application's own {@code @Scheduled} jobs, {@code @Async}
- * methods and Boot's {@code taskScheduler} and {@code applicationTaskExecutor} never see them, and they never wait
- * behind an application's jobs. Replace either by defining a bean of the same name.
+ * Where the queue's work runs: one {@link ThreadPoolTaskScheduler} of a few threads for the engine's loops, its
+ * periodic jobs and its timers, which all run in short rounds, and one executor for handlers, both built with Boot's
+ * builders, so Boot's {@code spring.task.*} settings, customizers and task decorators apply, and
+ * {@code spring.threads.virtual.enabled=true} gives handlers virtual threads on Java 21+. Neither is a default
+ * candidate: an application's own {@code @Scheduled} jobs, {@code @Async} methods and Boot's {@code taskScheduler} and
+ * {@code applicationTaskExecutor} never see them, and they never wait behind an application's jobs. Replace either by
+ * defining a bean of the same name.
  * <p>
  * Both stay up until the engine has drained: they accept tasks after the context starts closing, and they pause only
  * after the engine's last stop step, so leases are renewed while running handlers finish.
@@ -38,7 +39,7 @@ class DelayQueueThreadsConfiguration {
     /** The bean name of the executor handlers run on. */
     static final String HANDLER_EXECUTOR = "delayQueueHandlerExecutor";
 
-    /** Pause after {@link DelayQueueLifecycle.DRAIN_PHASE}: the engine's last step still needs its scheduler. */
+    /** Pause after {@link DelayQueueLifecycle#DRAIN_PHASE}: the engine's last step still needs its scheduler. */
     private static final int PHASE = DelayQueueLifecycle.DRAIN_PHASE - 1;
 
     @Bean(name = SCHEDULER, defaultCandidate = false)

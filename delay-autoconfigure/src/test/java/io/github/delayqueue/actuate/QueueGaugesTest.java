@@ -38,7 +38,7 @@ class QueueGaugesTest {
             .runsTasks(false)
             .scheduler(TestScheduler.SHARED)
             .build();
-        QueueGauges gauges = new QueueGauges(runtime, Duration.ofMillis(20), TestScheduler.SHARED);
+        QueueGauges gauges = new QueueGauges(runtime, Duration.ofMillis(20));
         gauges.start();
         try {
             await().atMost(5, TimeUnit.SECONDS).untilAsserted(() -> assertThat(gauges.lastRefresh()).isNotNull());

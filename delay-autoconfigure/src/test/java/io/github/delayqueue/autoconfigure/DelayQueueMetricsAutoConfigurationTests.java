@@ -85,7 +85,7 @@ class DelayQueueMetricsAutoConfigurationTests {
         runner.withBean(TaskMeters.class, () -> meters)
             .withBean(QueueGauges.class, () -> new QueueGauges(DelayQueueRuntime.builder(new InMemoryTaskStore(),
                     new InMemoryTaskInspector(new InMemoryTaskStore())).runsTasks(false).scheduler(TestScheduler.SHARED)
-                .build(), Duration.ofMinutes(1), TestScheduler.SHARED))
+                .build(), Duration.ofMinutes(1)))
             .run(context -> {
                 assertThat(context).hasSingleBean(TaskMeters.class);
                 assertThat(context.getBean(TaskMeters.class)).isSameAs(meters);

@@ -11,6 +11,8 @@ import io.github.delayqueue.runtime.DelayQueueRuntimeBuilder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
 import org.junit.jupiter.api.condition.JRE;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
@@ -31,7 +33,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Where the queue's work runs ({@link DelayQueueThreadsConfiguration}): a scheduler and a handler executor from Boot's
- * builders, out of the way of the application's own scheduling, replaceable, and refused when too small.
+ * builders, out of the way of the application's own scheduling, and replaceable by one as small as a single thread.
  */
 class DelayQueueThreadsTests {
 
@@ -75,23 +77,17 @@ class DelayQueueThreadsTests {
         });
     }
 
-    @Test
-    void aSchedulerOfTheApplicationsReplacesTheQueuesButMustHaveAThreadForEachLoopAndJob() {
-        runner.withUserConfiguration(WithHandler.class)
-            .withBean(DelayQueueThreadsConfiguration.SCHEDULER, ThreadPoolTaskScheduler.class, () -> {
-                ThreadPoolTaskScheduler small = new ThreadPoolTaskScheduler();
-                small.setPoolSize(2);
-                return small;
-            })
-            .run(context -> assertThat(context).getFailure()
-                .rootCause()
-                .hasMessageContaining("bean 'delayQueueTaskScheduler'")
-                .hasMessageContaining(
-                        "has 2 thread(s); it needs at least " + DelayQueueRuntimeBuilder.SCHEDULER_THREADS));
+    /**
+     * Every loop and job runs in short rounds, so no thread is held for good: an application's scheduler of one
+     * thread, or two, runs the engine, tasks due now and tasks due a moment later alike.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = { 1, 2 })
+    void aSchedulerOfTheApplicationsWithOneOrTwoThreadsRunsTheEngine(int threads) {
         runner.withUserConfiguration(WithHandler.class)
             .withBean(DelayQueueThreadsConfiguration.SCHEDULER, ThreadPoolTaskScheduler.class, () -> {
                 ThreadPoolTaskScheduler own = new ThreadPoolTaskScheduler();
-                own.setPoolSize(DelayQueueRuntimeBuilder.SCHEDULER_THREADS);
+                own.setPoolSize(threads);
                 own.setThreadNamePrefix("own-");
                 return own;
             })
@@ -99,6 +95,12 @@ class DelayQueueThreadsTests {
                 assertThat(context).hasNotFailed();
                 assertThat(context.getBean(DelayQueueThreadsConfiguration.SCHEDULER, ThreadPoolTaskScheduler.class)
                     .getThreadNamePrefix()).isEqualTo("own-");
+                DelayQueue queue = context.getBean(DelayQueue.class);
+                for (int task = 0; task < 20; task++) {
+                    queue.schedule("threads.probe", Integer.toString(task), Duration.ofMillis(task % 2 * 300));
+                }
+                await().atMost(Duration.ofSeconds(20))
+                    .untilAsserted(() -> assertThat(context.getBean(Probe.class).threads).hasSize(20));
             });
     }
 

@@ -16,14 +16,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.scheduling.TaskScheduler;
-import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 /**
  * The consuming side of an instance, started and stopped by its {@link DelayQueueRuntime}: the dispatcher loop, the
  * worker pool, the result writer, and the periodic jobs (lease renewal and recovery, migration, index repair,
- * retention). The loops, the jobs and the pool's timers run on the starter's {@link TaskScheduler}, which needs a
- * thread for each of them at once ({@link #SCHEDULER_THREADS}), so lease renewal never waits behind a job stuck on the
- * database; handlers run on the executor the engine is given. Stopping happens in two steps, so that it fits a
+ * retention). The loops, the jobs and the pool's timers run in rounds on the starter's {@link TaskScheduler}
+ * ({@link PeriodicJob}): a round that has nothing to do ends and schedules the next one, so a few threads serve them
+ * all; rounds that may wait on the database or Redis leave one thread for the lease guard and keep one for lease
+ * renewal and the result writer ({@link IoLanes});
+ * handlers run on the executor the engine is given. Stopping happens in two steps, so that it fits a
  * container's grace period: first, before the web server drains its requests, the engine stops claiming and hands
  * back claimed tasks that never started ({@link #stopClaiming()}); then, after the web server has stopped
  * ({@link #drain()}), it lets running handlers finish until {@code shutdown-timeout} after the first step and writes
@@ -31,17 +32,12 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  * cannot be renewed during the drain is interrupted before another instance may take its task. Only a handler still
  * running at the timeout leaves its task to the lease. A stopped engine can be started again (a context stopped and
  * started, a checkpoint restored) and then works as after its first start. While it runs, one non-daemon thread keeps
- * the JVM up, so an application without a web server does not exit when its {@code main} returns.
+ * the JVM up, so an application without a web server does not exit when its {@code main} returns. It is the engine's
+ * own rather than Boot's {@code spring.main.keep-alive}: that property must be set before the context exists, when
+ * nothing knows yet whether an engine will run ({@code @EnableDelayQueue}, {@code delay.worker.enabled}), and an
+ * application without Boot has no such property.
  */
 class DelayQueueEngine {
-
-    /**
-     * The threads the starter's scheduler needs so that nothing waits for one: the dispatcher and result writer loops,
-     * five engine jobs, the index writes that follow the engine's own database writes, the clock alignment (or,
-     * without an engine, the index watch), the gauge refresh, and one for the short timer tasks (claimed-ahead starts,
-     * the lease guard).
-     */
-    static final int SCHEDULER_THREADS = 11;
 
     /** How long stopping waits at most to write the results of the handlers that finished. */
     private static final long RESULT_WRITE_MILLIS = 5_000;
@@ -108,8 +104,8 @@ class DelayQueueEngine {
                 : new IndexTaskSource(indexer, store, terms, events, settings, clock::now);
         this.dispatcher = new Dispatcher(source, pool, held, wake, clock, worker.batchSize(), store, terms,
                 this::handBack, events, longest(settings.redis().maxWait(), settings.jdbc().pollInterval()));
-        job("lease renewal", worker.lease().dividedBy(3), new LeaseKeeper(store, held, terms, clock, tiers,
-                indexWrites), events);
+        job("lease renewal", worker.lease().dividedBy(3), IoLanes.Waits.DATABASE, new LeaseKeeper(store, held, terms,
+                clock, tiers, indexWrites), events);
         job("lease recovery", worker.recoveryInterval(), new LeaseRecovery(store, registry, retryPolicy, tiers, clock,
                 indexWrites, wake, events), events);
         EngineSettings.Retention retention = settings.retention();
@@ -129,14 +125,17 @@ class DelayQueueEngine {
     }
 
     private void job(String name, Duration interval, Runnable body, TaskEvents events) {
-        jobs.add(PeriodicJob.of(scheduler, name, interval, events, body));
+        job(name, interval, IoLanes.Waits.DATABASE_OR_REDIS, body, events);
+    }
+
+    private void job(String name, Duration interval, IoLanes.Waits waits, Runnable body, TaskEvents events) {
+        jobs.add(PeriodicJob.of(scheduler, name, interval, events, waits, body));
     }
 
     synchronized void start() {
         if (running) {
             return;
         }
-        requireEnoughSchedulerThreads(scheduler);
         drain(); // a stop whose drain did not run yet (no drain lifecycle ran it): finish it first
         resultWriter.start(scheduler);
         pool.start();
@@ -218,23 +217,6 @@ class DelayQueueEngine {
             endKeepAlive();
         }
         log.info("Delay queue engine stopped: instance {}", settings.instanceId());
-    }
-
-    /**
-     * A pool with fewer threads than the engine's loops and jobs would let lease renewal wait behind a job stuck on
-     * the database, and another instance would then run tasks this one still runs: refuse to start.
-     */
-    static void requireEnoughSchedulerThreads(TaskScheduler scheduler) {
-        if (!(scheduler instanceof ThreadPoolTaskScheduler pool)) {
-            return;
-        }
-        int threads = pool.getScheduledThreadPoolExecutor().getCorePoolSize();
-        if (threads < SCHEDULER_THREADS) {
-            throw new IllegalStateException("The delay queue's task scheduler (bean 'delayQueueTaskScheduler') has "
-                    + threads + " thread(s); it needs at least " + SCHEDULER_THREADS + ", one for each of "
-                    + "its loops and periodic jobs, so that lease renewal never waits behind another job. Give the "
-                    + "bean a pool size of " + SCHEDULER_THREADS + " or more, or remove it to get the starter's.");
-        }
     }
 
     /** Parks until the engine has stopped, so the JVM does not exit when {@code main} returns. */

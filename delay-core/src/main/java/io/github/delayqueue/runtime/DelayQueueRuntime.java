@@ -11,6 +11,8 @@ import io.github.delayqueue.store.TaskInspector;
 import io.github.delayqueue.store.TaskStore;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.scheduling.TaskScheduler;
+
 /**
  * One delay queue on one {@link DataSource}: the {@link DelayQueue} to schedule with, and, unless the builder made a
  * producer-only instance, the engine that runs due tasks, together with the time index, the clock and the threads they
@@ -49,11 +51,14 @@ public final class DelayQueueRuntime implements AutoCloseable {
 
     private final List<AutoCloseable> owned;
 
+    private final TaskScheduler scheduler;
+
     private volatile boolean running;
 
     DelayQueueRuntime(DelayQueue queue, TaskStore store, TaskInspector inspector, @Nullable DelayQueueEngine engine,
             @Nullable Indexer indexer, Tiers tiers, QueueClock clock, DeadLetters deadLetters, List<PeriodicJob> jobs,
-            List<AutoCloseable> owned) {
+            List<AutoCloseable> owned, TaskScheduler scheduler) {
+        this.scheduler = scheduler;
         this.queue = queue;
         this.store = store;
         this.inspector = inspector;
@@ -207,6 +212,22 @@ public final class DelayQueueRuntime implements AutoCloseable {
         }
         return new Status(mode(), indexAnswers, consumer.instanceId(), consumer.isRunning(), consumer.heldTasks(),
                 consumer.capacity(), List.copyOf(work));
+    }
+
+    /**
+     * Runs {@code work} every {@code interval} on the runtime's scheduler, as the engine runs its own jobs: one run at
+     * a time, and whatever a run throws is logged (once per streak of failures) and the work runs again within half a
+     * second. For parts that keep up with the queue, such as gauges that refresh a snapshot.
+     *
+     * @param name what the work does, for the log
+     * @param interval the time between the end of one run and the start of the next
+     * @param work what to run
+     * @return started already; closing it stops the work
+     */
+    public AutoCloseable every(String name, Duration interval, Runnable work) {
+        PeriodicJob job = PeriodicJob.of(scheduler, name, interval, work);
+        job.start();
+        return job::stop;
     }
 
     /**

@@ -39,8 +39,13 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  */
 public final class DelayQueueRuntimeBuilder {
 
-    /** The threads a scheduler given to {@link #scheduler(TaskScheduler)} needs: one for each loop and job. */
-    public static final int SCHEDULER_THREADS = DelayQueueEngine.SCHEDULER_THREADS;
+    /**
+     * The threads of the scheduler the runtime makes when it is given none (and of the Spring Boot starter's). Every
+     * loop and job runs in short rounds on it, so none holds a thread for good; rounds that may wait on the database
+     * or Redis leave one thread for the lease guard and, from three threads on, keep one for lease renewal and the
+     * result writer. A scheduler of one or two threads works too, with less room while the database hangs.
+     */
+    public static final int SCHEDULER_THREADS = 4;
 
     /** The longest {@link #instanceId(String)}: the owner column holds it and a 9-character suffix per process. */
     public static final int MAX_INSTANCE_ID_LENGTH = InstanceIds.MAX_LENGTH - InstanceIds.SUFFIX_LENGTH;
@@ -558,7 +563,7 @@ public final class DelayQueueRuntimeBuilder {
         }
         DeadLetters deadLetters = new DeadLetters(taskInspector, indexer, tiers, queueClock, wake);
         return new DelayQueueRuntime(queue, taskStore, taskInspector, engine, indexer, tiers, queueClock, deadLetters,
-                jobs, owned);
+                jobs, owned, taskScheduler);
     }
 
     private EngineSettings settings() {
@@ -572,7 +577,7 @@ public final class DelayQueueRuntimeBuilder {
 
     private TaskScheduler ownScheduler(List<AutoCloseable> owned) {
         ThreadPoolTaskScheduler own = new ThreadPoolTaskScheduler();
-        own.setPoolSize(DelayQueueEngine.SCHEDULER_THREADS);
+        own.setPoolSize(SCHEDULER_THREADS);
         own.setThreadNamePrefix("delay-scheduler-");
         own.setDaemon(true);
         own.setRemoveOnCancelPolicy(true);

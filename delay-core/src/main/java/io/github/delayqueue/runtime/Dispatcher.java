@@ -10,18 +10,21 @@ import io.github.delayqueue.store.ClaimId;
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.Lease;
 import io.github.delayqueue.store.TaskStore;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.scheduling.TaskScheduler;
 
 /**
- * The consumer loop, on a thread of the engine's scheduler that it keeps while it runs: wait for a free worker slot,
- * claim that many due tasks from the {@link TaskSource}, hand them to the {@link WorkerPool}; when nothing is due,
- * sleep on the {@link WakeSignal} until the source's next time or an earlier announced due time. A failing database
- * or index is logged, backed off (never more than half a second, so it sees the database back within about a
- * second) and retried; the loop dies of nothing. After a stop it can be started again; a loop of an earlier start
- * that is still finishing its claim hands that claim back and ends.
+ * The consumer loop, in rounds on the engine's scheduler ({@link PeriodicJob}): a round claims as many due tasks from
+ * the {@link TaskSource} as the {@link WorkerPool} has free slots and hands them over; the next round comes at once
+ * when it claimed some, when a slot frees up if none was free, and otherwise at the source's next time or an earlier
+ * time announced on the {@link WakeSignal}, which brings the round forward the moment it is announced. No thread waits
+ * in between. A failing database or index fails the round: its job logs it, backs off (never more than half a second,
+ * so the loop sees the database back within about a second) and tries again, deaf to wake-ups meanwhile; the loop
+ * dies of nothing. After a stop it can be started again; a round of an earlier start that is still finishing its
+ * claim hands that claim back.
  */
 final class Dispatcher {
 
@@ -31,7 +34,10 @@ final class Dispatcher {
     private static final long STOP_WAIT_MILLIS = 2_000;
 
     /** How long a busy loop waits for a fuller claim: a claim costs one commit whatever its size. */
-    private static final long LINGER_MILLIS = 2;
+    private static final long LINGER_NANOS = 2_000_000;
+
+    /** While no slot is free, how often a round looks anyway: the pool's limit moves with the handlers' durations. */
+    private static final long SLOT_RECHECK_NANOS = 50_000_000;
 
     private final TaskSource source;
 
@@ -55,33 +61,45 @@ final class Dispatcher {
      */
     private boolean adoptOrphans;
 
-    private final FailureStreak failures = new FailureStreak(log, "Claiming due tasks");
-
-    /** Backs off a loop that keeps failing in an unexpected way, so it cannot turn into a hot logging loop. */
-    private final FailureStreak unexpected = new FailureStreak(log, "The dispatcher loop");
-
     /** Takes claims the loop made but can no longer run (it was stopped meanwhile) and hands them back. */
     private final Consumer<List<ClaimedTask>> handBack;
 
     private volatile boolean running;
 
-    /** Notified when the loop is stopped, to end a pause after a failed claim. */
-    private final Object stopped = new Object();
-
-    /** Which start the running loop belongs to: a loop of an earlier start ends at its next look. */
+    /** Which start the rounds belong to: a round of an earlier start hands back what it claims. */
     private volatile int generation;
 
-    /** The loop, while it runs on a thread of the engine's scheduler. */
-    private volatile LoopThread thread = new LoopThread();
+    /** What the loop waits for between two rounds. */
+    private enum Waiting {
 
-    private final Liveness liveness;
+        /** A time: the source's next, or an announced due time. */
+        TIME,
+
+        /** A free slot in the pool. */
+        SLOT,
+
+        /** {@link #wanted} free slots, for a fuller claim, for a moment. */
+        FULLER
+    }
+
+    private volatile Waiting waiting = Waiting.TIME;
+
+    /** How many free slots a fuller claim waits for, while {@link #waiting} is {@link Waiting#FULLER}. */
+    private volatile int wanted;
+
+    /** How long until the next round, in nanoseconds: set by each round for {@link PeriodicJob#nextDelay}. */
+    private long nextRoundIn;
+
+    private final Duration longestSleep;
 
     private final TaskEvents events;
+
+    private volatile @Nullable PeriodicJob rounds;
 
     Dispatcher(TaskSource source, WorkerPool pool, HeldTasks held, WakeSignal wake, QueueClock clock, int batchSize,
             TaskStore store, ClaimTerms terms, Consumer<List<ClaimedTask>> handBack, TaskEvents events,
             Duration longestSleep) {
-        this.liveness = new Liveness("dispatcher", longestSleep);
+        this.longestSleep = longestSleep;
         this.handBack = handBack;
         this.events = events;
         this.store = store;
@@ -92,97 +110,112 @@ final class Dispatcher {
         this.wake = wake;
         this.clock = clock;
         this.batchSize = batchSize;
+        wake.onAnnounced(this::announced);
+        pool.onFreed(this::freed);
     }
 
     synchronized void start(TaskScheduler scheduler) {
-        int current = ++generation;
+        generation++;
         running = true;
-        liveness.alive();
-        LoopThread loop = new LoopThread();
-        thread = loop;
-        loop.start(scheduler, () -> loop(current));
+        waiting = Waiting.TIME;
+        PeriodicJob job = rounds;
+        if (job == null) {
+            job = new PeriodicJob(scheduler, "dispatcher", longestSleep, events, IoLanes.Waits.DATABASE_OR_REDIS) {
+                @Override
+                void runOnce() {
+                    round(generation);
+                }
+
+                @Override
+                Duration nextDelay() {
+                    return Duration.ofNanos(nextRoundIn);
+                }
+            };
+            rounds = job;
+        }
+        nextRoundIn = 0;
+        job.start();
     }
 
-    /** Whether the loop of start number {@code generation} should go on. */
+    /** Whether rounds of start number {@code generation} should go on. */
     private boolean current(int generation) {
         return running && generation == this.generation;
     }
 
     Liveness liveness() {
-        return liveness;
+        PeriodicJob job = rounds;
+        return job != null ? job.liveness() : new Liveness("dispatcher", longestSleep);
     }
 
-    private void loop(int generation) {
-        while (current(generation)) {
-            try {
-                liveness.alive();
-                int free = pool.awaitFree(250, Math.min(batchSize, pool.capacity()) / 2, LINGER_MILLIS);
-                if (free == 0 || !current(generation)) {
-                    continue;
-                }
-                long now = clock.now();
-                FetchResult result;
-                try {
-                    if (adoptOrphans) {
-                        free -= adoptOrphans(free, now);
-                        if (free == 0) {
-                            continue;
-                        }
-                    }
-                    result = source.fetch(now, Math.min(free, batchSize));
-                    failures.succeeded();
-                }
-                catch (RuntimeException ex) {
-                    adoptOrphans = true;
-                    failures.failed(ex);
-                    events.workFailed(liveness.name());
-                    // not on the wake signal: ids put back into the index announce themselves at once, and a
-                    // failing claim would go round in a hot loop
-                    pauseUnlessStopped(failures.backoffMillis());
-                    continue;
-                }
-                if (!current(generation)) {
-                    handBack.accept(result.tasks()); // stopped while this claim was on its way
-                    return;
-                }
-                if (!result.tasks().isEmpty()) {
-                    handBack.accept(pool.submit(result.tasks(), terms.at(now).until()));
-                }
-                else {
-                    wake.awaitUntil(result.nextAt());
-                }
-                unexpected.succeeded();
-            }
-            catch (InterruptedException ex) {
-                if (!current(generation)) {
-                    return;
-                }
-            }
-            catch (Throwable ex) {
-                unexpected.failed(ex);
-                events.workFailed(liveness.name());
-                log.error("The dispatcher loop hit an unexpected failure; it goes on", ex);
-                pause(unexpected.backoffMillis());
-            }
+    /** A due time was announced: the round waiting for a time comes then, if that is sooner. */
+    private void announced(long dueAt) {
+        PeriodicJob job = rounds;
+        if (job != null && waiting == Waiting.TIME) {
+            job.runWithin(dueAt == Long.MIN_VALUE ? 0 : (dueAt * 1_000 - clock.nowMicros()) * 1_000);
         }
     }
 
-    /** Waits {@code millis}, or until {@link #stop}. */
-    private void pauseUnlessStopped(long millis) throws InterruptedException {
-        synchronized (stopped) {
-            if (running) {
-                stopped.wait(Math.max(1, millis));
-            }
+    /** Slots may have come free: the round waiting for them comes at once. */
+    private void freed() {
+        Waiting now = waiting;
+        if (now == Waiting.TIME) {
+            return; // the common case, on every handler's return: nothing to do
+        }
+        PeriodicJob job = rounds;
+        if (job != null && (now == Waiting.SLOT || pool.free() >= wanted)) {
+            job.runWithin(0);
         }
     }
 
-    private void pause(long millis) {
+    private void round(int generation) {
+        nextRoundIn = 0;
+        if (!current(generation)) {
+            return;
+        }
+        wake.look(); // what was announced until now, this round finds
+        boolean lingered = waiting == Waiting.FULLER;
+        waiting = Waiting.SLOT; // before looking, so a slot freed meanwhile calls the next round
+        int free = pool.free();
+        if (free <= 0) {
+            nextRoundIn = SLOT_RECHECK_NANOS;
+            return;
+        }
+        int fuller = Math.min(batchSize, pool.capacity()) / 2;
+        if (free < fuller && !lingered) {
+            wanted = fuller;
+            waiting = Waiting.FULLER;
+            if (pool.free() < fuller) {
+                nextRoundIn = LINGER_NANOS;
+                return;
+            }
+        }
+        waiting = Waiting.TIME;
+        free = Math.min(Math.max(free, pool.free()), batchSize);
+        long now = clock.now();
+        FetchResult result;
         try {
-            wake.awaitUntil(clock.now() + millis);
+            if (adoptOrphans) {
+                free -= adoptOrphans(free, now);
+                if (free == 0) {
+                    return;
+                }
+            }
+            result = source.fetch(now, free);
         }
-        catch (InterruptedException ex) {
-            // stopping: the loop condition says so
+        catch (RuntimeException ex) {
+            adoptOrphans = true;
+            throw ex; // the job logs it and backs off, deaf to wake-ups: a failing claim must not go round hot
         }
+        if (!current(generation)) {
+            handBack.accept(result.tasks()); // stopped while this claim was on its way
+            return;
+        }
+        if (!result.tasks().isEmpty()) {
+            handBack.accept(pool.submit(result.tasks(), terms.at(now).until()));
+            return;
+        }
+        long wakeAt = Math.min(result.nextAt(), wake.next());
+        nextRoundIn = Math.max(0, (wakeAt * 1_000 - clock.nowMicros()) * 1_000);
     }
 
     /**
@@ -216,26 +249,27 @@ final class Dispatcher {
     }
 
     /**
-     * Stops claiming and waits a moment for the loop to finish the claim it is in; a claim still on its way after
+     * Stops claiming and waits a moment for the round under way to finish its claim; a claim still on its way after
      * that hands its tasks back itself when it returns.
      */
     void stop() throws InterruptedException {
-        LoopThread loop;
+        PeriodicJob job;
         synchronized (this) {
             running = false;
-            loop = thread;
+            job = rounds;
         }
-        synchronized (stopped) {
-            stopped.notifyAll();
+        if (job != null) {
+            job.stop();
+            job.awaitRound(STOP_WAIT_MILLIS);
         }
-        wake.wakeNow();
-        loop.join(STOP_WAIT_MILLIS);
     }
-
 
     /** Stops the loop at once: what a crash does. For fault tests. */
     void halt() {
         running = false;
-        thread.interrupt();
+        PeriodicJob job = rounds;
+        if (job != null) {
+            job.halt();
+        }
     }
 }

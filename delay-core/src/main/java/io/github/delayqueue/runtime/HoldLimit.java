@@ -1,7 +1,5 @@
 package io.github.delayqueue.runtime;
 
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -21,11 +19,10 @@ final class HoldLimit {
     /** Handlers longer than this (the median) leave time for a claim per thread: no prefetch. */
     private static final long QUICK_HANDLER_NANOS = 1_000_000;
 
-    private static final long RECHECK_NANOS = 50_000_000;
-
     private final ReentrantLock lock = new ReentrantLock();
 
-    private final Condition freed = lock.newCondition();
+    private volatile Runnable freed = () -> {
+    };
 
     private final int threads;
 
@@ -64,39 +61,20 @@ final class HoldLimit {
         return threads + (int) Math.min(maxPrefetch, threads * WINDOW_NANOS / perTask);
     }
 
-    /**
-     * Waits up to {@code timeoutMillis} for a free slot, then up to {@code lingerMillis} more for {@code wanted}
-     * of them: a busy pool frees slots every moment, and a fuller claim costs the same commit. Returns how many are
-     * free, 0 when none came.
-     */
-    int awaitFree(long timeoutMillis, int wanted, long lingerMillis) throws InterruptedException {
+    /** How many more tasks may be held now; 0 or less when none. */
+    int free() {
         lock.lock();
         try {
-            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-            while (free() <= 0) {
-                long remaining = deadline - System.nanoTime();
-                if (remaining <= 0) {
-                    return 0;
-                }
-                freed.awaitNanos(Math.min(remaining, RECHECK_NANOS)); // the limit moves with the durations
-            }
-            long lingerUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(lingerMillis);
-            while (free() < wanted) {
-                long remaining = lingerUntil - System.nanoTime();
-                if (remaining <= 0) {
-                    break;
-                }
-                freed.awaitNanos(remaining);
-            }
-            return Math.max(0, free());
+            return currentLimit() - held;
         }
         finally {
             lock.unlock();
         }
     }
 
-    private int free() {
-        return currentLimit() - held;
+    /** Tells {@code listener} whenever slots may have come free: the dispatcher waits for that, not on a thread. */
+    void onFreed(Runnable listener) {
+        this.freed = listener;
     }
 
     void take(int count) {
@@ -113,14 +91,15 @@ final class HoldLimit {
     void threadsStuck(boolean stuck) {
         lock.lock();
         try {
-            if (threadsStuck != stuck) {
-                threadsStuck = stuck;
-                freed.signalAll();
+            if (threadsStuck == stuck) {
+                return;
             }
+            threadsStuck = stuck;
         }
         finally {
             lock.unlock();
         }
+        freed.run();
     }
 
     /** A held task's handler returned (or it was handed back). */
@@ -128,10 +107,10 @@ final class HoldLimit {
         lock.lock();
         try {
             held--;
-            freed.signalAll();
         }
         finally {
             lock.unlock();
         }
+        freed.run();
     }
 }

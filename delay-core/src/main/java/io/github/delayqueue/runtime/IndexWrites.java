@@ -1,11 +1,10 @@
 package io.github.delayqueue.runtime;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.delayqueue.store.DueTask;
 import org.jspecify.annotations.Nullable;
@@ -16,7 +15,8 @@ import org.springframework.scheduling.TaskScheduler;
 
 /**
  * Adds to the time index what the engine's own database writes made pending again (retries, hand-backs, recovered
- * leases), on a thread of the engine's scheduler, one flush at a time, instead of on the thread that wrote the rows.
+ * leases), in rounds on the engine's scheduler ({@link PeriodicJob}), called at once by each add, instead of on the
+ * thread that wrote the rows.
  * Lease renewal, the result writer and the claims wait on the database only: a Redis that hangs (Lettuce waits up to
  * its command timeout, 60 s by default) must never hold a renewal past a lease, nor a result. An add that fails goes
  * to the index's repair path ({@link Indexer#add}), and a row the index never got is found by the sweep. In
@@ -31,16 +31,25 @@ final class IndexWrites {
 
     private final @Nullable Indexer indexer;
 
-    private final TaskScheduler scheduler;
-
     private final ConcurrentLinkedQueue<DueTask> queue = new ConcurrentLinkedQueue<>();
 
-    /** Set while a flush is scheduled or running: at most one holds a scheduler thread. */
-    private final AtomicBoolean flushing = new AtomicBoolean();
+    /** Flushes the queue, started by an add and stopped by the flush that empties it. */
+    private final @Nullable PeriodicJob flushes;
 
     IndexWrites(@Nullable Indexer indexer, TaskScheduler scheduler) {
         this.indexer = indexer;
-        this.scheduler = scheduler;
+        this.flushes = indexer == null ? null : new PeriodicJob(scheduler, "index writes", Duration.ofSeconds(1),
+                TaskEvents.NONE, IoLanes.Waits.DATABASE_OR_REDIS) {
+            @Override
+            void runOnce() {
+                flush(this);
+            }
+
+            @Override
+            Duration nextDelay() {
+                return Duration.ZERO; // stopped when there is nothing left
+            }
+        };
     }
 
     /** Indexes these tasks, whose rows are committed, soon; returns at once. */
@@ -49,35 +58,19 @@ final class IndexWrites {
             return;
         }
         queue.addAll(tasks);
-        flushSoon();
+        PeriodicJob job = Objects.requireNonNull(flushes);
+        job.start();
+        job.runWithin(0);
     }
 
-    private void flushSoon() {
-        if (!flushing.compareAndSet(false, true)) {
-            return; // the running flush takes these too
+    private void flush(PeriodicJob job) {
+        List<DueTask> batch;
+        while (!(batch = take()).isEmpty()) {
+            indexNow(batch, Objects.requireNonNull(indexer));
         }
-        try {
-            scheduler.schedule(this::flush, scheduler.getClock().instant());
-        }
-        catch (RejectedExecutionException ex) {
-            // the scheduler is shut down with the context: hold them for the repair of a later life, if any
-            flushing.set(false);
-            hold(take());
-        }
-    }
-
-    private void flush() {
-        try {
-            List<DueTask> batch;
-            while (!(batch = take()).isEmpty()) {
-                indexNow(batch, Objects.requireNonNull(indexer));
-            }
-        }
-        finally {
-            flushing.set(false);
-            if (!queue.isEmpty()) {
-                flushSoon(); // added after the last look
-            }
+        job.stop();
+        if (!queue.isEmpty()) {
+            job.start(); // added after the last look: the next round takes them
         }
     }
 
@@ -88,12 +81,6 @@ final class IndexWrites {
         catch (Throwable ex) { // an Error must not lose the batch: the rows are committed as pending
             log.warn("Indexing {} task(s) failed unexpectedly; the index repair adds them later", batch.size(), ex);
             indexer.hold(batch);
-        }
-    }
-
-    private void hold(List<DueTask> tasks) {
-        if (indexer != null && !tasks.isEmpty()) {
-            indexer.hold(tasks);
         }
     }
 

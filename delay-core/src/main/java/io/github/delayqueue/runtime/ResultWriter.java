@@ -6,7 +6,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import io.github.delayqueue.api.TaskStatus;
@@ -15,22 +14,23 @@ import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.Completion;
 import io.github.delayqueue.store.DueTask;
 import io.github.delayqueue.store.TaskStore;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.scheduling.TaskScheduler;
 
 /**
- * Writes what happens to claimed tasks back to the database in batches, in a loop on a thread of the engine's
- * scheduler: that a handler started (so the attempt counts), how it ended, and claims the pool hands back unstarted,
- * so a worker is free for the next task as soon as its handler returns and the pool's timer never waits on the
- * database. A start and an end
- * that fall in the same batch are one write. A failed write is retried (the tasks stay held and their leases
- * renewed) until it succeeds or the engine stops, at least every half second so results are written within about a
- * second of the database's return; then retries that re-enter the index are indexed, on another thread
- * ({@link IndexWrites}): the writer waits on the database alone. The loop survives whatever it hits, an
- * {@link Error} included, and can be started again after a stop (a context stopped and started, a checkpoint
- * restored).
+ * Writes what happens to claimed tasks back to the database in batches, in rounds on the engine's scheduler
+ * ({@link PeriodicJob}): that a handler started (so the attempt counts), how it ended, and claims the pool hands back
+ * unstarted, so a worker is free for the next task as soon as its handler returns and the pool's timer never waits on
+ * the database. The first result after a quiet spell calls a round a moment later, so that the results coming
+ * meanwhile share its commit; half a batch calls it at once. A start and an end that fall in the same batch are one
+ * write. A failed write fails the round and is tried again (the tasks stay held and their leases renewed) until it
+ * succeeds or the engine stops, at least every half second so results are written within about a second of the
+ * database's return; then retries that re-enter the index are indexed, on another thread ({@link IndexWrites}): the
+ * writer waits on the database alone. It can be started again after a stop (a context stopped and started, a
+ * checkpoint restored).
  */
 final class ResultWriter {
 
@@ -39,6 +39,9 @@ final class ResultWriter {
     private static final int MAX_BATCH = 1000;
 
     private static final long LINGER_NANOS = 2_000_000;
+
+    /** How long a writer with nothing to write waits for its next round, which only says that it lives. */
+    private static final Duration IDLE = Duration.ofSeconds(1);
 
     /**
      * {@link Completion}s, {@link ClaimId}s of started handlers and {@link HandBackItem}s, in the order they
@@ -56,28 +59,21 @@ final class ResultWriter {
 
     private final Tiers tiers;
 
-    private final FailureStreak failures = new FailureStreak(log, "Writing task results");
+    private final FailureStreak startFailures = new FailureStreak(log, "Writing a task's start before its handler");
 
-    /** Backs off a loop that keeps failing in an unexpected way, so it cannot turn into a hot logging loop. */
-    private final FailureStreak unexpected = new FailureStreak(log, "The result writer loop");
-
-    private final Liveness liveness = new Liveness("result writer", Duration.ofSeconds(1));
 
     private final TaskEvents events;
 
     private Consumer<List<ClaimId>> written = claims -> {
     };
 
-    /** Set by {@link #stop}: the loop ends once the queue is empty, or at the stop deadline. Guarded by this. */
-    private boolean stopping;
-
+    /** Set by {@link #stop}: past it, a write that fails is given up. */
     private volatile long stopDeadline = Long.MAX_VALUE;
 
-    /** Whether a loop runs (or is about to): one at a time, across stops and starts. Guarded by this. */
-    private boolean looping;
+    /** A batch taken from the queue and not written yet: a failed write keeps it for the next round. */
+    private volatile @Nullable Batch pending;
 
-    /** The loop, while it runs on a thread of the engine's scheduler. */
-    private volatile LoopThread thread = new LoopThread();
+    private volatile @Nullable PeriodicJob rounds;
 
     ResultWriter(TaskStore store, QueueClock clock, IndexWrites index, WakeSignal wake, Tiers tiers,
             TaskEvents events) {
@@ -97,6 +93,7 @@ final class ResultWriter {
     /** The handler of this claim starts now. */
     void started(ClaimId claim) {
         queue.add(claim);
+        nudge();
     }
 
     /**
@@ -107,185 +104,143 @@ final class ResultWriter {
      */
     boolean startNow(ClaimId claim) {
         try {
-            return store.markStarted(List.of(claim), clock.now()) == 1;
+            boolean written = store.markStarted(List.of(claim), clock.now()) == 1;
+            startFailures.succeeded();
+            return written;
         }
         catch (RuntimeException ex) {
-            failures.failed(ex);
+            startFailures.failed(ex);
             return false;
         }
     }
 
     void submit(Completion completion) {
         queue.add(completion);
+        nudge();
     }
 
     /** Hands these claims back, unstarted and uncounted, for any instance to take. */
     void handBack(List<ClaimedTask> unstarted) {
         queue.add(new HandBackItem(List.copyOf(unstarted)));
+        nudge();
     }
 
     private record HandBackItem(List<ClaimedTask> tasks) {
     }
 
-    /**
-     * Starts the loop, or keeps the one still finishing a stop's writes going: after a stop, a start works like the
-     * first one.
-     */
+    /** Starts the rounds; after a stop, a start works like the first one. */
     synchronized void start(TaskScheduler scheduler) {
-        stopping = false;
         stopDeadline = Long.MAX_VALUE;
-        liveness.alive();
-        if (!looping) {
-            looping = true;
-            LoopThread loop = new LoopThread();
-            thread = loop;
-            loop.start(scheduler, this::loop);
-        }
-    }
-
-    /** Whether the loop should end now: stopped with nothing left to write. */
-    private synchronized boolean ended() {
-        if (stopping && queue.isEmpty()) {
-            looping = false;
-            return true;
-        }
-        return false;
-    }
-
-    private void loop() {
-        List<Object> batch = new ArrayList<>();
-        while (true) {
-            try {
-                Object first = queue.poll(100, TimeUnit.MILLISECONDS);
-                if (first == null) {
-                    liveness.alive();
-                    if (ended()) {
-                        return;
-                    }
-                    continue;
+        PeriodicJob job = rounds;
+        if (job == null) {
+            job = new PeriodicJob(scheduler, "result writer", IDLE, events, IoLanes.Waits.DATABASE) {
+                @Override
+                void runOnce() {
+                    round();
                 }
-                batch.add(first);
-                queue.drainTo(batch, MAX_BATCH - 1);
-                lingerForMore(batch);
-                write(batch);
-                batch.clear();
-                liveness.alive();
-                unexpected.succeeded();
-            }
-            catch (InterruptedException ex) {
-                synchronized (this) {
-                    looping = false;
+
+                @Override
+                Duration nextDelay() {
+                    return queue.isEmpty() ? IDLE : Duration.ofNanos(lingerNanos());
                 }
-                Thread.currentThread().interrupt();
-                return;
-            }
-            catch (Throwable ex) { // an Error must not end the loop: starts and results would never be written again
-                unexpected.failed(ex);
-                events.workFailed(liveness.name());
-                log.error("The result writer hit an unexpected failure; it goes on", ex);
-                queueAgain(batch);
-                batch.clear();
-                if (!pause(unexpected.backoffMillis())) {
-                    return;
-                }
-            }
+            };
+            rounds = job;
+        }
+        job.start();
+    }
+
+    /** Calls the next round soon: at once for half a batch, else after the linger, for a fuller commit. */
+    private void nudge() {
+        PeriodicJob job = rounds;
+        if (job != null) {
+            job.runWithin(lingerNanos());
         }
     }
 
-    /** Puts back a batch whose write failed unexpectedly, for the next try. */
-    private void queueAgain(List<Object> batch) {
-        List<Object> again = new ArrayList<>(batch);
-        queue.drainTo(again);
-        queue.addAll(again);
+    /** Each write is a commit: waiting a moment while results keep coming makes fewer, fuller ones. */
+    private long lingerNanos() {
+        return queue.size() >= MAX_BATCH / 2 ? 0 : LINGER_NANOS;
     }
 
-    /** Sleeps; {@code false} when interrupted, and the loop must end. */
-    private boolean pause(long millis) {
-        try {
-            Thread.sleep(millis);
-            return true;
+    /** One write: what a failed write left, or the next batch from the queue. */
+    private void round() {
+        Batch batch = pending;
+        if (batch == null) {
+            List<Object> items = new ArrayList<>();
+            queue.drainTo(items, MAX_BATCH);
+            batch = items.isEmpty() ? null : new Batch(items);
+            pending = batch;
         }
-        catch (InterruptedException ex) {
-            synchronized (this) {
-                looping = false;
-            }
-            Thread.currentThread().interrupt();
-            return false;
+        if (batch != null) {
+            write(batch);
         }
     }
 
     Liveness liveness() {
-        return liveness;
+        PeriodicJob job = rounds;
+        return job != null ? job.liveness() : new Liveness("result writer", IDLE);
     }
 
-    /** Each write is a commit; waiting a moment while results keep coming makes fewer, fuller ones. */
-    private void lingerForMore(List<Object> batch) throws InterruptedException {
-        long until = System.nanoTime() + LINGER_NANOS;
-        while (batch.size() < MAX_BATCH / 2) {
-            long remaining = until - System.nanoTime();
-            Object next = remaining > 0 ? queue.poll(remaining, TimeUnit.NANOSECONDS) : null;
-            if (next == null) {
-                return;
+    /** One batch: starts, completions and hand-backs, each list emptied once written. */
+    private static final class Batch {
+
+        final List<Completion> completions = new ArrayList<>();
+
+        final List<ClaimId> started = new ArrayList<>();
+
+        final List<ClaimedTask> handedBack = new ArrayList<>();
+
+        Batch(List<Object> items) {
+            Set<ClaimId> ended = new HashSet<>();
+            for (Object item : items) {
+                if (item instanceof Completion completion) {
+                    completions.add(completion);
+                    ended.add(completion.claimId());
+                }
             }
-            batch.add(next);
-            queue.drainTo(batch, MAX_BATCH - batch.size());
+            for (Object item : items) {
+                if (item instanceof ClaimId claim && !ended.contains(claim)) {
+                    started.add(claim); // a completion in the same batch counts its attempt itself
+                }
+                else if (item instanceof HandBackItem handBack) {
+                    handedBack.addAll(handBack.tasks());
+                }
+            }
         }
     }
 
-    private void write(List<Object> items) throws InterruptedException {
-        List<Completion> batch = new ArrayList<>();
-        Set<ClaimId> ended = new HashSet<>();
-        for (Object item : items) {
-            if (item instanceof Completion completion) {
-                batch.add(completion);
-                ended.add(completion.claimId());
+    private void write(Batch batch) {
+        try {
+            long now = clock.now();
+            if (!batch.started.isEmpty()) {
+                store.markStarted(batch.started, now);
+                batch.started.clear();
+            }
+            if (!batch.completions.isEmpty()) {
+                store.finish(batch.completions, now);
+            }
+            if (!batch.handedBack.isEmpty()) {
+                HandBack.release(store, tiers, index, batch.handedBack, now);
+                batch.handedBack.clear();
             }
         }
-        List<ClaimId> started = new ArrayList<>();
-        List<ClaimedTask> handedBack = new ArrayList<>();
-        for (Object item : items) {
-            if (item instanceof ClaimId claim && !ended.contains(claim)) {
-                started.add(claim); // a completion in the same batch counts its attempt itself
+        catch (RuntimeException ex) {
+            if (System.currentTimeMillis() < stopDeadline) {
+                throw ex; // the round fails: tried again after the back-off
             }
-            else if (item instanceof HandBackItem handBack) {
-                handedBack.addAll(handBack.tasks());
-            }
-        }
-        while (true) {
-            try {
-                long now = clock.now();
-                if (!started.isEmpty()) {
-                    store.markStarted(started, now);
-                    started.clear();
-                }
-                if (!batch.isEmpty()) {
-                    store.finish(batch, now);
-                }
-                if (!handedBack.isEmpty()) {
-                    HandBack.release(store, tiers, index, handedBack, now);
-                    handedBack.clear();
-                }
-                failures.succeeded();
-                break;
-            }
-            catch (RuntimeException ex) {
-                failures.failed(ex);
-                events.workFailed(liveness.name());
-                if (System.currentTimeMillis() >= stopDeadline) {
-                    log.error("Gave up writing the results of {} task(s) at shutdown; they stay RUNNING until their "
-                            + "lease ends and then run again", batch.size());
-                    return;
-                }
-                Thread.sleep(failures.backoffMillis());
-            }
-        }
-        if (batch.isEmpty()) {
+            pending = null;
+            log.error("Gave up writing the results of {} task(s) at shutdown; they stay RUNNING until their "
+                    + "lease ends and then run again", batch.completions.size());
             return;
         }
-        List<ClaimId> claims = new ArrayList<>(batch.size());
+        pending = null; // written: what follows must not write it twice should it fail
+        if (batch.completions.isEmpty()) {
+            return;
+        }
+        List<ClaimId> claims = new ArrayList<>(batch.completions.size());
         List<DueTask> requeued = new ArrayList<>();
         long earliest = Long.MAX_VALUE;
-        for (Completion completion : batch) {
+        for (Completion completion : batch.completions) {
             claims.add(completion.claimId());
             if (completion instanceof Completion.Retry retry) {
                 earliest = Math.min(earliest, retry.dueAt());
@@ -301,25 +256,51 @@ final class ResultWriter {
         }
     }
 
-    /** Writes what is queued, trying for up to {@code timeoutMillis}, then stops the thread. */
+    /**
+     * Ends the rounds and writes what is queued on the calling thread, which waits for it anyway, trying for up to
+     * {@code timeoutMillis}: the scheduler may be shutting down with the context.
+     */
     void stop(long timeoutMillis) throws InterruptedException {
-        LoopThread loop;
+        PeriodicJob job;
         synchronized (this) {
             stopDeadline = System.currentTimeMillis() + timeoutMillis;
-            stopping = true;
-            loop = thread;
+            job = rounds;
         }
-        loop.join(Math.max(1, timeoutMillis + 1000));
+        if (job != null) {
+            job.stop();
+            if (!job.awaitRound(timeoutMillis + 1000)) {
+                return; // a round hung on the database: the writes are its own
+            }
+        }
+        long backoff = 50;
+        while (pending != null || !queue.isEmpty()) {
+            try {
+                round();
+            }
+            catch (RuntimeException | Error ex) {
+                if (System.currentTimeMillis() >= stopDeadline) {
+                    pending = null;
+                    queue.clear();
+                    log.error("Gave up writing task results at shutdown ({}); their tasks stay RUNNING until their "
+                            + "lease ends and then run again", ex.toString());
+                    return;
+                }
+                Thread.sleep(backoff);
+                backoff = Math.min(FailureStreak.MAX_BACKOFF_MILLIS, backoff * 2);
+            }
+        }
     }
 
     /** Stops at once, dropping unwritten results: what a crash does. For fault tests. */
     void halt() {
-        LoopThread loop;
+        PeriodicJob job;
         synchronized (this) {
             queue.clear();
-            stopping = true;
-            loop = thread;
+            pending = null;
+            job = rounds;
         }
-        loop.interrupt();
+        if (job != null) {
+            job.halt();
+        }
     }
 }

@@ -1,7 +1,6 @@
 package io.github.delayqueue.runtime;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
@@ -10,14 +9,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
 
 import io.github.delayqueue.handler.HandlerRegistry;
 import io.github.delayqueue.runtime.HeldTasks.Held;
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.Completion;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,7 +32,7 @@ import org.springframework.scheduling.TaskScheduler;
  * Handlers run on the executor it is given, never more than {@code threads} at once: the pool queues what waits for a
  * thread itself, so any executor works, a thread per task (virtual threads) included; one that rejects a hand-off (a
  * bounded queue) is tried again shortly. Timers (claimed-ahead starts, the lease guard) run on the engine's
- * {@link TaskScheduler}, whose threads never wait on the database.
+ * {@link TaskScheduler}, where the rounds that wait on the database always leave them a thread ({@link IoLanes}).
  * <p>
  * Stopping ({@link #releaseUnstarted}) takes no more tasks and releases every one not started; those still on a timer,
  * in a type's lane or waiting for a thread pass through {@link #run} all the same and end there without starting,
@@ -63,10 +60,10 @@ final class WorkerPool {
     private final TaskScheduler timer;
 
     /** The lease guard, from start until the drain ends. */
-    private @Nullable ScheduledFuture<?> guard;
+    private final PeriodicJob guard;
 
     /** The stuck check, from start until the pool stops taking tasks. */
-    private @Nullable ScheduledFuture<?> shedCheck;
+    private final PeriodicJob shedCheck;
 
     /** One permit per thread: a task goes to the executor only with one, so at most {@code threads} run at once. */
     private final Semaphore freeThreads;
@@ -99,9 +96,6 @@ final class WorkerPool {
     private final FailureStreak rejections = new FailureStreak(log, "Handing tasks to the handler executor (it "
             + "rejected them: give it at least delay.worker.threads threads and an unbounded queue)");
 
-    private final FailureStreak guardFailures = new FailureStreak(log, "The lease guard");
-
-    private final FailureStreak shedFailures = new FailureStreak(log, "The stuck-thread check");
 
     WorkerPool(int threads, int prefetch, HeldTasks held, HandlerRegistry registry, TaskRunner runner,
             ResultWriter resultWriter, QueueClock clock, TaskScheduler timer, Executor executor) {
@@ -115,31 +109,21 @@ final class WorkerPool {
         this.lanes = new TypeLanes(registry);
         this.runner = runner;
         this.resultWriter = resultWriter;
+        this.guard = PeriodicJob.timer(timer, "lease guard", Duration.ofMillis(held.guardIntervalMillis()),
+                held::guardLeases);
+        this.shedCheck = PeriodicJob.timer(timer, "stuck-thread check", Duration.ofMillis(SHED_CHECK_MILLIS),
+                this::shedWhileStuck);
     }
 
     /**
-     * Starts taking tasks, the lease guard and the stuck check: on the timer, which never waits on the database. Each
-     * check survives whatever it throws by itself, whatever error handler the scheduler has.
+     * Starts taking tasks, the lease guard and the stuck check: timers on the scheduler, which never wait on the
+     * database, and survive whatever they throw ({@link PeriodicJob}).
      */
     synchronized void start() {
         stopping = false;
-        stopGuard();
-        Instant first = timer.getClock().instant();
-        guard = timer.scheduleWithFixedDelay(() -> survive(guardFailures, held::guardLeases),
-                first.plusMillis(held.guardIntervalMillis()), Duration.ofMillis(held.guardIntervalMillis()));
-        shedCheck = timer.scheduleWithFixedDelay(() -> survive(shedFailures, this::shedWhileStuck),
-                first.plusMillis(SHED_CHECK_MILLIS), Duration.ofMillis(SHED_CHECK_MILLIS));
+        guard.start();
+        shedCheck.start();
         startWaiting(); // anything a rejection left waiting
-    }
-
-    private static void survive(FailureStreak failures, Runnable check) {
-        try {
-            check.run();
-            failures.succeeded();
-        }
-        catch (Throwable ex) { // a periodic task that throws is never run again; these must go on
-            failures.failed(ex);
-        }
     }
 
     /** How many tasks the pool may hold right now. */
@@ -147,13 +131,18 @@ final class WorkerPool {
         return holdLimit.limit();
     }
 
-    /** See {@link HoldLimit#awaitFree}. */
-    int awaitFree(long timeoutMillis, int wanted, long lingerMillis) throws InterruptedException {
-        return holdLimit.awaitFree(timeoutMillis, wanted, lingerMillis);
+    /** How many more tasks the pool may take now; 0 or less when none. */
+    int free() {
+        return holdLimit.free();
+    }
+
+    /** Tells {@code listener} whenever tasks may have been freed: the dispatcher's next round waits for that. */
+    void onFreed(Runnable listener) {
+        holdLimit.onFreed(listener);
     }
 
     /**
-     * Takes tasks the dispatcher has just claimed; it never claims more than {@link #awaitFree} reported.
+     * Takes tasks the dispatcher has just claimed; it never claims more than {@link #free} reported.
      * {@code leaseUntil} is when their lease ends on the queue clock, at the latest. Returns the tasks it could not
      * take because it is stopping (none otherwise), for the caller to hand back.
      */
@@ -345,21 +334,13 @@ final class WorkerPool {
      */
     synchronized List<ClaimedTask> releaseUnstarted() {
         stopping = true;
-        ScheduledFuture<?> check = shedCheck;
-        if (check != null) {
-            check.cancel(false);
-            shedCheck = null;
-        }
+        shedCheck.stop();
         return held.releaseUnstarted();
     }
 
     /** Ends the lease guard: once the last handler has ended, or been interrupted at the shutdown timeout. */
     synchronized void stopGuard() {
-        ScheduledFuture<?> running = guard;
-        if (running != null) {
-            running.cancel(false);
-            guard = null;
-        }
+        guard.stop();
     }
 
     /** Waits up to {@code timeoutMillis} for running handlers to return; {@code true} when all did. */
@@ -385,10 +366,7 @@ final class WorkerPool {
     /** Stops every handler at once without handing anything back: what a crash does. For fault tests. */
     synchronized void halt() {
         stopping = true;
-        ScheduledFuture<?> check = shedCheck;
-        if (check != null) {
-            check.cancel(false);
-        }
+        shedCheck.stop();
         stopGuard();
         waiting.clear();
         held.abandonUnstarted();

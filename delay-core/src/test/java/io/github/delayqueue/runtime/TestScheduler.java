@@ -22,8 +22,12 @@ public final class TestScheduler {
     }
 
     public static ThreadPoolTaskScheduler create() {
+        return create(4);
+    }
+
+    public static ThreadPoolTaskScheduler create(int threads) {
         ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler();
-        scheduler.setPoolSize(DelayQueueEngine.SCHEDULER_THREADS);
+        scheduler.setPoolSize(threads);
         scheduler.setThreadNamePrefix("delay-test-scheduler-");
         scheduler.setDaemon(true);
         scheduler.initialize();

@@ -1,6 +1,8 @@
 package io.github.delayqueue.runtime;
 
 import java.time.Clock;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.junit.jupiter.api.Test;
 
@@ -12,39 +14,35 @@ class WakeSignalTest {
 
     private final WakeSignal signal = new WakeSignal(clock);
 
-    @Test
-    void sleepsUntilTheDeadline() throws InterruptedException {
-        long start = System.nanoTime();
-        signal.awaitUntil(clock.now() + 100);
-        assertThat((System.nanoTime() - start) / 1_000_000).isGreaterThanOrEqualTo(99);
+    private final List<Long> told = new CopyOnWriteArrayList<>();
+
+    WakeSignalTest() {
+        signal.onAnnounced(told::add);
     }
 
     @Test
-    void anEarlierDueTimeWakesTheSleeperThen() throws InterruptedException {
-        long dueAt = clock.now() + 150;
-        Thread producer = new Thread(() -> signal.dueAt(dueAt));
-        producer.start();
-        signal.awaitUntil(clock.now() + 10_000);
-        assertThat(clock.now()).isGreaterThanOrEqualTo(dueAt).isLessThan(dueAt + 5_000);
+    void theLoopIsToldOfEachDueTimeEarlierThanTheOnesBefore() {
+        long later = clock.now() + 10_000;
+        signal.dueAt(later);
+        signal.dueAt(later + 1);
+        signal.dueAt(later - 5_000);
+        assertThat(told).containsExactly(later, later - 5_000);
+        assertThat(signal.next()).isEqualTo(later - 5_000);
     }
 
     @Test
-    void wakeNowEndsTheSleepAtOnceAndIsConsumed() throws InterruptedException {
+    void aLookConsumesADueTimeThatHasComeAndKeepsALaterOne() {
+        long later = clock.now() + 60_000;
+        signal.dueAt(later);
+        assertThat(signal.look()).isEqualTo(later);
+        assertThat(signal.next()).isEqualTo(later);
+
         signal.wakeNow();
-        long start = clock.now();
-        signal.awaitUntil(start + 10_000);
-        assertThat(clock.now() - start).isLessThan(5_000);
-        long again = clock.now();
-        signal.awaitUntil(again + 50);
-        assertThat(clock.now() - again).isGreaterThanOrEqualTo(49);
-    }
+        assertThat(told).containsExactly(later, Long.MIN_VALUE);
+        assertThat(signal.look()).isEqualTo(Long.MAX_VALUE);
+        assertThat(signal.next()).isEqualTo(Long.MAX_VALUE);
 
-    @Test
-    void aLaterAnnouncementSurvivesAnEarlierDeadline() throws InterruptedException {
-        long announced = clock.now() + 120;
-        signal.dueAt(announced);
-        signal.awaitUntil(clock.now() + 20);
-        signal.awaitUntil(clock.now() + 10_000);
-        assertThat(clock.now()).isGreaterThanOrEqualTo(announced).isLessThan(announced + 5_000);
+        signal.dueAt(later);
+        assertThat(told).as("after a look, any due time is news again").containsExactly(later, Long.MIN_VALUE, later);
     }
 }
