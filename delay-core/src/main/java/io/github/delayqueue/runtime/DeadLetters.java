@@ -6,7 +6,6 @@ import io.github.delayqueue.api.DelayQueueException;
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.store.DueTask;
 import io.github.delayqueue.store.TaskInspector;
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
 
@@ -19,7 +18,7 @@ class DeadLetters {
 
     private final TaskInspector inspector;
 
-    private final @Nullable Indexer indexer;
+    private final Indexer indexer;
 
     private final Tiers tiers;
 
@@ -27,7 +26,7 @@ class DeadLetters {
 
     private final WakeSignal wake;
 
-    public DeadLetters(TaskInspector inspector, @Nullable Indexer indexer, Tiers tiers, QueueClock clock,
+    public DeadLetters(TaskInspector inspector, Indexer indexer, Tiers tiers, QueueClock clock,
             WakeSignal wake) {
         this.inspector = inspector;
         this.indexer = indexer;
@@ -50,7 +49,7 @@ class DeadLetters {
         }
         if (moved) {
             AfterCommit.run(() -> {
-                if (indexer != null && status == TaskStatus.QUEUED) {
+                if (status == TaskStatus.QUEUED) {
                     indexer.add(List.of(new DueTask(id, now)));
                 }
                 wake.dueAt(now);

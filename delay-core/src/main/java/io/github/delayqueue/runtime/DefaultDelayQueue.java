@@ -40,7 +40,7 @@ class DefaultDelayQueue implements DelayQueue {
 
     private final TaskStore store;
 
-    private final @Nullable Indexer indexer;
+    private final Indexer indexer;
 
     private final PayloadCodec codec;
 
@@ -59,7 +59,7 @@ class DefaultDelayQueue implements DelayQueue {
     private final UnjoinedTransactions unjoined = new UnjoinedTransactions();
 
     /** @param maxPayloadBytes the largest payload accepted, as JSON in UTF-8 ({@code delay.payload.max-size}) */
-    public DefaultDelayQueue(TaskStore store, @Nullable Indexer indexer, PayloadCodec codec, long maxPayloadBytes,
+    public DefaultDelayQueue(TaskStore store, Indexer indexer, PayloadCodec codec, long maxPayloadBytes,
             Tiers tiers, QueueClock clock, WakeSignal wake, TaskEvents events) {
         this.store = store;
         this.indexer = indexer;
@@ -132,9 +132,6 @@ class DefaultDelayQueue implements DelayQueue {
 
     /** Adds the newly created tasks of the near tier to the time index. */
     private void index(List<InsertedTask> inserted) {
-        if (indexer == null) {
-            return;
-        }
         List<DueTask> queued = new ArrayList<>();
         for (InsertedTask task : inserted) {
             if (task.created() && task.status() == TaskStatus.QUEUED) {
@@ -161,9 +158,7 @@ class DefaultDelayQueue implements DelayQueue {
         boolean joined = joinsCallerTransaction(what, () -> "Cancelling task " + id);
         Optional<String> type = storage(what, joined, () -> store.cancel(id, clock.now()));
         type.ifPresent(t -> AfterCommit.run(joined, () -> {
-            if (indexer != null) {
-                indexer.remove(List.of(id));
-            }
+            indexer.remove(List.of(id));
             events.cancelled(t);
         }));
         return type.isPresent();
@@ -177,9 +172,7 @@ class DefaultDelayQueue implements DelayQueue {
         boolean joined = joinsCallerTransaction(what, () -> "Cancelling task " + type + "/" + key);
         OptionalLong id = storage(what, joined, () -> store.cancel(type, key, clock.now()));
         id.ifPresent(cancelled -> AfterCommit.run(joined, () -> {
-            if (indexer != null) {
-                indexer.remove(List.of(cancelled));
-            }
+            indexer.remove(List.of(cancelled));
             events.cancelled(type);
         }));
         return id.isPresent();
@@ -195,13 +188,11 @@ class DefaultDelayQueue implements DelayQueue {
         boolean moved = storage(what, joined, () -> store.reschedule(id, due, status, now));
         if (moved) {
             AfterCommit.run(joined, () -> {
-                if (indexer != null) {
-                    if (status == TaskStatus.QUEUED) {
-                        indexer.add(List.of(new DueTask(id, due)));
-                    }
-                    else {
-                        indexer.remove(List.of(id));
-                    }
+                if (status == TaskStatus.QUEUED) {
+                    indexer.add(List.of(new DueTask(id, due)));
+                }
+                else {
+                    indexer.remove(List.of(id));
                 }
                 wake.dueAt(due);
             });

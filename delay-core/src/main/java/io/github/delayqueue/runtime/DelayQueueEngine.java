@@ -48,7 +48,7 @@ class DelayQueueEngine {
 
     private final TaskStore store;
 
-    private final @Nullable Indexer indexer;
+    private final Indexer indexer;
 
     private final Tiers tiers;
 
@@ -79,7 +79,7 @@ class DelayQueueEngine {
     /** Not a daemon, unlike every other engine thread: a worker-only application (no web server) stays up. */
     private volatile @Nullable Thread keepAlive;
 
-    DelayQueueEngine(EngineSettings settings, TaskStore store, @Nullable Indexer indexer,
+    DelayQueueEngine(EngineSettings settings, TaskStore store, Indexer indexer,
             HandlerRegistry registry, PayloadCodec codec, RetryPolicy retryPolicy, Tiers tiers, QueueClock clock,
             WakeSignal wake, TaskEvents events, HandlerInvoker invoker, TaskScheduler scheduler,
             Executor handlerExecutor) {
@@ -100,8 +100,8 @@ class DelayQueueEngine {
         this.pool = new WorkerPool(worker.threads(), worker.prefetch(), held, registry, runner, resultWriter, clock,
                 scheduler, handlerExecutor);
         resultWriter.onWritten(held::forget);
-        TaskSource source = indexer == null ? new DatabaseTaskSource(store, terms, settings)
-                : new IndexTaskSource(indexer, store, terms, events, settings, clock::now);
+        TaskSource source = tiers.indexed() ? new IndexTaskSource(indexer, store, terms, events, settings, clock::now)
+                : new DatabaseTaskSource(store, terms, settings);
         this.dispatcher = new Dispatcher(source, pool, held, wake, clock, worker.batchSize(), store, terms,
                 this::handBack, events, longest(settings.redis().maxWait(), settings.jdbc().pollInterval()));
         job("lease renewal", worker.lease().dividedBy(3), IoLanes.Waits.DATABASE, new LeaseKeeper(store, held, terms,
@@ -112,7 +112,7 @@ class DelayQueueEngine {
         if (!retention.byStatus().isEmpty()) {
             job("retention purge", retention.interval(), new RetentionPurge(store, retention, clock), events);
         }
-        if (indexer != null) {
+        if (tiers.indexed()) {
             EngineSettings.Hybrid hybrid = settings.hybrid();
             job("migration", hybrid.migrationInterval(), new Migrator(store, indexer, tiers, clock,
                     hybrid.migrationBatchSize(), wake, events), events);
@@ -139,7 +139,7 @@ class DelayQueueEngine {
         drain(); // a stop whose drain did not run yet (no drain lifecycle ran it): finish it first
         resultWriter.start(scheduler);
         pool.start();
-        if (indexer != null) {
+        if (tiers.indexed()) {
             try {
                 indexer.index().subscribe(wake::dueAt);
             }
@@ -153,7 +153,7 @@ class DelayQueueEngine {
         keepAlive = keepAlive();
         running = true;
         log.info("Delay queue engine started: instance {}, {} worker thread(s), {} mode", settings.instanceId(),
-                settings.worker().threads(), indexer == null ? "jdbc" : "hybrid");
+                settings.worker().threads(), tiers.indexed() ? "hybrid" : "jdbc");
     }
 
     /** Both stop steps at once: stops claiming, then waits for running handlers. */
@@ -174,9 +174,7 @@ class DelayQueueEngine {
         stoppedClaimingAt = System.currentTimeMillis();
         drainPending = true;
         try {
-            if (indexer != null) {
-                indexer.index().unsubscribe();
-            }
+            indexer.index().unsubscribe();
             dispatcher.stop();
             handBack(pool.releaseUnstarted());
         }
@@ -264,9 +262,7 @@ class DelayQueueEngine {
         pool.halt();
         resultWriter.halt();
         jobs.forEach(PeriodicJob::stop);
-        if (indexer != null) {
-            indexer.index().unsubscribe();
-        }
+        indexer.index().unsubscribe();
         endKeepAlive();
     }
 

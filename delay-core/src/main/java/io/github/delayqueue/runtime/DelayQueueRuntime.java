@@ -39,7 +39,7 @@ public final class DelayQueueRuntime implements AutoCloseable {
 
     private final @Nullable DelayQueueEngine engine;
 
-    private final @Nullable Indexer indexer;
+    private final Indexer indexer;
 
     private final Tiers tiers;
 
@@ -56,7 +56,7 @@ public final class DelayQueueRuntime implements AutoCloseable {
     private volatile boolean running;
 
     DelayQueueRuntime(DelayQueue queue, TaskStore store, TaskInspector inspector, @Nullable DelayQueueEngine engine,
-            @Nullable Indexer indexer, Tiers tiers, QueueClock clock, DeadLetters deadLetters, List<PeriodicJob> jobs,
+            Indexer indexer, Tiers tiers, QueueClock clock, DeadLetters deadLetters, List<PeriodicJob> jobs,
             List<AutoCloseable> owned, TaskScheduler scheduler) {
         this.scheduler = scheduler;
         this.queue = queue;
@@ -164,8 +164,7 @@ public final class DelayQueueRuntime implements AutoCloseable {
      * @return {@code false} also in jdbc mode
      */
     public boolean indexAnswers() {
-        Indexer index = indexer;
-        return index != null && index.available();
+        return tiers.indexed() && indexer.available();
     }
 
     /**
@@ -174,8 +173,7 @@ public final class DelayQueueRuntime implements AutoCloseable {
      * @return the number of shards; 0 in jdbc mode
      */
     public int indexShards() {
-        Indexer index = indexer;
-        return index == null ? 0 : index.index().shards();
+        return tiers.indexed() ? indexer.index().shards() : 0;
     }
 
     /**
@@ -187,11 +185,10 @@ public final class DelayQueueRuntime implements AutoCloseable {
      * @throws RuntimeException when the index does not answer
      */
     public long indexShardSize(int shard) {
-        Indexer index = indexer;
-        if (index == null) {
+        if (!tiers.indexed()) {
             throw new IllegalStateException("jdbc mode has no time index");
         }
-        return index.index().size(shard);
+        return indexer.index().size(shard);
     }
 
     /**
@@ -200,8 +197,7 @@ public final class DelayQueueRuntime implements AutoCloseable {
      * @return the runtime's status
      */
     public Status status() {
-        Indexer index = indexer;
-        Boolean indexAnswers = index == null ? null : index.available();
+        Boolean indexAnswers = tiers.indexed() ? indexer.available() : null;
         DelayQueueEngine consumer = engine;
         if (consumer == null) {
             return new Status(mode(), indexAnswers, null, false, 0, 0, List.of());
@@ -314,7 +310,7 @@ public final class DelayQueueRuntime implements AutoCloseable {
     }
 
     /** The index, for tests in this package. */
-    @Nullable Indexer indexer() {
+    Indexer indexer() {
         return indexer;
     }
 

@@ -542,7 +542,7 @@ public final class DelayQueueRuntimeBuilder {
                     databaseClockAlignment));
         }
         TaskEvents events = TaskEvents.composite(listeners);
-        Indexer indexer = index == null ? null : new Indexer(index, events);
+        Indexer indexer = new Indexer(index != null ? index : new NoTimeIndex(), events);
         Tiers tiers = index == null ? Tiers.databaseOnly() : Tiers.hybrid(hybridThreshold);
         WakeSignal wake = new WakeSignal(queueClock);
         PayloadCodec payloadCodec = codec != null ? codec
@@ -557,7 +557,7 @@ public final class DelayQueueRuntimeBuilder {
                     new RetryPolicy(maxAttempts, backoff), tiers, queueClock, wake, events, invoker, taskScheduler,
                     executor);
         }
-        else if (indexer != null) {
+        else if (index != null) {
             // a producer-only instance has no engine to notice that the index is back; this does, once a second
             jobs.add(new IndexWatch(taskScheduler, indexer, taskStore, wake, Duration.ofSeconds(1)));
         }

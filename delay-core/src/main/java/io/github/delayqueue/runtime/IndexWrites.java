@@ -3,11 +3,9 @@ package io.github.delayqueue.runtime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 import io.github.delayqueue.store.DueTask;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,16 +27,16 @@ final class IndexWrites {
     /** At most this many ids per index call. */
     private static final int BATCH = 1_000;
 
-    private final @Nullable Indexer indexer;
+    private final Indexer indexer;
 
     private final ConcurrentLinkedQueue<DueTask> queue = new ConcurrentLinkedQueue<>();
 
     /** Flushes the queue, started by an add and stopped by the flush that empties it. */
-    private final @Nullable PeriodicJob flushes;
+    private final PeriodicJob flushes;
 
-    IndexWrites(@Nullable Indexer indexer, TaskScheduler scheduler) {
+    IndexWrites(Indexer indexer, TaskScheduler scheduler) {
         this.indexer = indexer;
-        this.flushes = indexer == null ? null : new PeriodicJob(scheduler, "index writes", Duration.ofSeconds(1),
+        this.flushes = new PeriodicJob(scheduler, "index writes", Duration.ofSeconds(1),
                 TaskEvents.NONE, IoLanes.Waits.DATABASE_OR_REDIS) {
             @Override
             void runOnce() {
@@ -54,19 +52,18 @@ final class IndexWrites {
 
     /** Indexes these tasks, whose rows are committed, soon; returns at once. */
     void add(List<DueTask> tasks) {
-        if (indexer == null || tasks.isEmpty()) {
+        if (tasks.isEmpty()) {
             return;
         }
         queue.addAll(tasks);
-        PeriodicJob job = Objects.requireNonNull(flushes);
-        job.start();
-        job.runWithin(0);
+        flushes.start();
+        flushes.runWithin(0);
     }
 
     private void flush(PeriodicJob job) {
         List<DueTask> batch;
         while (!(batch = take()).isEmpty()) {
-            indexNow(batch, Objects.requireNonNull(indexer));
+            indexNow(batch, indexer);
         }
         job.stop();
         if (!queue.isEmpty()) {

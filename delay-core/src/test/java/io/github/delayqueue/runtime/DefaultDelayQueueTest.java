@@ -39,7 +39,7 @@ class DefaultDelayQueueTest {
 
     private final QueueClock clock = new QueueClock(Clock.fixed(LOCAL, ZoneOffset.UTC));
 
-    private final DefaultDelayQueue queue = new DefaultDelayQueue(store(), null,
+    private final DefaultDelayQueue queue = new DefaultDelayQueue(store(), JdbcModeParts.indexer(),
             new JacksonPayloadCodec(JsonMapper.builder().build()), 1000, Tiers.databaseOnly(),
             clock, new WakeSignal(clock), TaskEvents.composite(List.of()));
 

@@ -24,7 +24,7 @@ class DispatcherTest {
         WakeSignal wake = new WakeSignal(clock);
         UnsupportedTaskStore store = new UnsupportedTaskStore() {
         };
-        ResultWriter resultWriter = new ResultWriter(store, clock, new IndexWrites(null, TestScheduler.SHARED), wake,
+        ResultWriter resultWriter = new ResultWriter(store, clock, JdbcModeParts.indexWrites(), wake,
                 Tiers.databaseOnly(), TaskEvents.NONE);
         HandlerRegistry registry = new HandlerRegistry();
         TaskRunner runner = new TaskRunner(registry, new JacksonPayloadCodec(JsonMapper.builder().build()),

@@ -85,7 +85,7 @@ class StartMarkTest {
 
     private WorkerPool pool() {
         WakeSignal wake = new WakeSignal(clock);
-        ResultWriter writer = new ResultWriter(store, clock, new IndexWrites(null, TestScheduler.SHARED), wake,
+        ResultWriter writer = new ResultWriter(store, clock, JdbcModeParts.indexWrites(), wake,
                 Tiers.databaseOnly(), TaskEvents.NONE); // never started
         HandlerRegistry registry = new HandlerRegistry();
         registry.register(new TaskHandler() {

@@ -65,7 +65,7 @@ class WorkerPoolTest {
     private WorkerPool pool(int threads, int prefetch) {
         QueueClock clock = new QueueClock(Clock.systemUTC());
         WakeSignal wake = new WakeSignal(clock);
-        resultWriter = new ResultWriter(store, clock, new IndexWrites(null, TestScheduler.SHARED), wake,
+        resultWriter = new ResultWriter(store, clock, JdbcModeParts.indexWrites(), wake,
                 Tiers.databaseOnly(), TaskEvents.NONE);
         resultWriter.start(TestScheduler.SHARED);
         HandlerRegistry registry = new HandlerRegistry();
