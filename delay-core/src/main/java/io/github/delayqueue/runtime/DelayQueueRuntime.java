@@ -10,6 +10,7 @@ import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.store.TaskInspector;
 import io.github.delayqueue.store.TaskStore;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.scheduling.TaskScheduler;
 
@@ -33,8 +34,6 @@ public final class DelayQueueRuntime implements AutoCloseable {
 
     private final DelayQueue queue;
 
-    private final TaskStore store;
-
     private final TaskInspector inspector;
 
     private final @Nullable DelayQueueEngine engine;
@@ -55,12 +54,10 @@ public final class DelayQueueRuntime implements AutoCloseable {
 
     private volatile boolean running;
 
-    DelayQueueRuntime(DelayQueue queue, TaskStore store, TaskInspector inspector, @Nullable DelayQueueEngine engine,
+    DelayQueueRuntime(DelayQueue queue, TaskInspector inspector, @Nullable DelayQueueEngine engine,
             Indexer indexer, Tiers tiers, QueueClock clock, DeadLetters deadLetters, List<PeriodicJob> jobs,
             List<AutoCloseable> owned, TaskScheduler scheduler) {
-        this.scheduler = scheduler;
         this.queue = queue;
-        this.store = store;
         this.inspector = inspector;
         this.engine = engine;
         this.indexer = indexer;
@@ -69,6 +66,7 @@ public final class DelayQueueRuntime implements AutoCloseable {
         this.deadLetters = deadLetters;
         this.jobs = List.copyOf(jobs);
         this.owned = List.copyOf(owned);
+        this.scheduler = scheduler;
     }
 
     /**
@@ -280,7 +278,10 @@ public final class DelayQueueRuntime implements AutoCloseable {
         return running;
     }
 
-    /** Stops, then releases what the builder created itself (threads, the store's own connections). */
+    /**
+     * Stops, then releases what the builder created itself (the JDBC store's own connections, the threads it was not
+     * given); a store, scheduler or executor the application gave stays the application's to close.
+     */
     @Override
     public synchronized void close() {
         stop();
@@ -289,17 +290,8 @@ public final class DelayQueueRuntime implements AutoCloseable {
                 resource.close();
             }
             catch (Exception ex) {
-                org.slf4j.LoggerFactory.getLogger(DelayQueueRuntime.class).warn("Could not close {}: {}", resource,
-                        ex.toString());
-            }
-        }
-        if (store instanceof AutoCloseable closeable && !owned.contains(closeable)) {
-            try {
-                closeable.close();
-            }
-            catch (Exception ex) {
-                org.slf4j.LoggerFactory.getLogger(DelayQueueRuntime.class).warn("Could not close the task store: {}",
-                        ex.toString());
+                LoggerFactory.getLogger(DelayQueueRuntime.class)
+                    .warn("Could not close {}: {}", resource, ex.toString());
             }
         }
     }

@@ -562,7 +562,7 @@ public final class DelayQueueRuntimeBuilder {
             jobs.add(new IndexWatch(taskScheduler, indexer, taskStore, wake, Duration.ofSeconds(1)));
         }
         DeadLetters deadLetters = new DeadLetters(taskInspector, indexer, tiers, queueClock, wake);
-        return new DelayQueueRuntime(queue, taskStore, taskInspector, engine, indexer, tiers, queueClock, deadLetters,
+        return new DelayQueueRuntime(queue, taskInspector, engine, indexer, tiers, queueClock, deadLetters,
                 jobs, owned, taskScheduler);
     }
 
