@@ -43,9 +43,11 @@ public final class DelayQueueRuntimeBuilder {
      * The threads of the scheduler the runtime makes when it is given none (and of the Spring Boot starter's). Every
      * loop and job runs in short rounds on it, so none holds a thread for good; rounds that may wait on the database
      * or Redis leave one thread for the lease guard and, from three threads on, keep one for lease renewal and the
-     * result writer. A scheduler of one or two threads works too, with less room while the database hangs.
+     * result writer. Eight leave the database jobs (migration, lease recovery, the purge) a thread while Redis hangs
+     * and holds the rounds that call it (claims, index writes, index repair, gauges) for its timeout. A scheduler of
+     * one or two threads works too, with less room while the database or Redis hangs.
      */
-    public static final int SCHEDULER_THREADS = 4;
+    public static final int SCHEDULER_THREADS = 8;
 
     /** The longest {@link #instanceId(String)}: the owner column holds it and a 9-character suffix per process. */
     public static final int MAX_INSTANCE_ID_LENGTH = InstanceIds.MAX_LENGTH - InstanceIds.SUFFIX_LENGTH;
