@@ -10,6 +10,7 @@ import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.TaskRequest;
 import io.github.delayqueue.it.Instances;
 import io.github.delayqueue.it.Journal;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -68,10 +69,22 @@ class ProcessFrozenReliabilityIT {
 
                 victim.freeze();
                 long frozenAt = System.currentTimeMillis();
-                await().atMost(30, TimeUnit.SECONDS).until(() -> journal.startedIds().size() == TASKS);
+                // the lease (3 s), a recovery round (0.5 s), then one at a time (concurrency = 1): the 12 s task
+                // holds the type's slot while the others wait, about 16 s in all; the rest is slack for a loaded
+                // machine. On a timeout, the rows say where the tasks were.
+                try {
+                    await().atMost(60, TimeUnit.SECONDS).until(() -> journal.startedIds().size() == TASKS);
+                }
+                catch (ConditionTimeoutException ex) {
+                    throw new AssertionError("Started on the other instance: " + journal.startedIds() + "; rows "
+                            + (System.currentTimeMillis() - frozenAt) + " ms after the freeze: " + jdbc.queryForList(
+                                    "SELECT id, status, owner, due_at, lease_until, attempts, claims, started_at "
+                                            + "FROM delay_task WHERE task_type = 'rel.fenced'"), ex);
+                }
                 sleep(Math.max(0, frozenAt + 2 * LEASE_MILLIS - System.currentTimeMillis()));
-                victim.resume();
+                // before the signal: the victim may wake while kill(1) is still exiting, well before resume() returns
                 long wokeAt = System.currentTimeMillis();
+                victim.resume();
 
                 await().atMost(60, TimeUnit.SECONDS).until(() -> jdbc.queryForObject(
                         "SELECT COUNT(*) FROM delay_task WHERE status = 'SUCCEEDED' AND task_type = 'rel.fenced'",

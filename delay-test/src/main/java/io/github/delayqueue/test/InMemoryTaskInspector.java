@@ -14,9 +14,9 @@ import io.github.delayqueue.store.TaskInspector;
 import io.github.delayqueue.test.InMemoryTaskStore.Row;
 
 /**
- * {@link TaskInspector} on the rows of an {@link InMemoryTaskStore}, read as {@link JdbcTaskInspector} reads the
- * table (the same samples, the same rows counted), except that every count is exact: a table in memory has no
- * estimates. Tests that need an estimate override the method that gives it.
+ * {@link TaskInspector} on the rows of an {@link InMemoryTaskStore}, read as the JDBC inspector
+ * ({@link TaskInspector#jdbc}) reads the table (the same samples, the same rows counted), except that every count is
+ * exact: a table in memory has no estimates. Tests that need an estimate override the method that gives it.
  */
 public class InMemoryTaskInspector implements TaskInspector {
 

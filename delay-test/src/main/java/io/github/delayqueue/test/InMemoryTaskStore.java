@@ -37,10 +37,10 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataIntegrityViolationException;
 
 /**
- * {@link TaskStore} in memory, for tests that need a store but no database: the compare-and-set rules of
- * {@link JdbcTaskStore}, to which {@link TaskStoreContract} holds both. One lock guards the table, so every call is
- * one atomic step, as the database's transaction makes it, and a claim never meets a row another claim has locked
- * (nothing here is left for {@code SKIP LOCKED} to skip). Ids count up from 1 as an auto-increment column's do.
+ * {@link TaskStore} in memory, for tests that need a store but no database: the compare-and-set rules of the JDBC
+ * store ({@link TaskStore#jdbc}), to which {@link TaskStoreContract} holds both. One lock guards the table, so every
+ * call is one atomic step, as the database's transaction makes it, and a claim never meets a row another claim has
+ * locked (nothing here is left for {@code SKIP LOCKED} to skip). Ids count up from 1 as an auto-increment column's do.
  * <p>
  * The store's clock, the database's in the real one, is the {@link Clock} given: a {@link SettableClock} when a test
  * moves time. Every other method takes its time as an argument, as the interface says, so a test that passes its own
