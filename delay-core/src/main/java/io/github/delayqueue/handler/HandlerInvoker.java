@@ -4,7 +4,8 @@ import io.github.delayqueue.api.TaskContext;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Calls a handler; the place to wrap each run, e.g. in a Micrometer {@code Observation} so a tracer sees it.
+ * Calls a handler; the place to wrap each run, e.g. in a Micrometer {@code Observation} so a tracer sees it. What
+ * every invoker must do is {@code io.github.delayqueue.test.HandlerInvokerContract} in delay-test, a test to extend.
  */
 @FunctionalInterface
 public interface HandlerInvoker {

@@ -8,7 +8,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * What the engine reports as it works, for meters and logs. Every method has an empty default, so a listener
  * implements only what it needs; listeners must be fast and must not throw. A task is described as its handler sees
- * it ({@link TaskContext}): never with its payload.
+ * it ({@link TaskContext}): never with its payload. What every listener must do is
+ * {@code io.github.delayqueue.test.TaskEventsContract} in delay-test, a test to extend.
  */
 public interface TaskEvents {
 
