@@ -3,7 +3,6 @@ package io.github.delayqueue.test;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -38,15 +37,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * engine calls, and delay-autoconfigure on {@code TaskMeters} and its other listeners.
  * <p>
  * What these cannot check, and a listener must still do: record what it is told correctly under concurrent calls (check
- * that in your own tests: these only see that no call fails or hangs), and never wait for I/O or a lock that something
- * slow may hold (these only catch a listener that waits on every call). The engine puts every listener behind
- * {@link TaskEvents#composite}, which logs a {@link RuntimeException} a listener throws (a warning with its stack
- * trace, on every call) and goes on; an {@link Error} it passes on to whatever sent the event.
+ * that in your own tests: these only see that no call fails or hangs), and return quickly: events come in the engine's
+ * hot paths, as often as tasks run, so a call may cost a map look-up and an increment, never a wait for I/O or a lock
+ * that something slow may hold (speed is the benchmark's to measure, not a test's). The engine puts every listener
+ * behind {@link TaskEvents#composite}, which logs a {@link RuntimeException} a listener throws (a warning with its
+ * stack trace, on every call) and goes on; an {@link Error} it passes on to whatever sent the event.
  */
 public abstract class TaskEventsContract {
-
-    /** The most a call may take at the median; a listener that waits on every call takes longer. */
-    private static final long MEDIAN_CALL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private TaskEvents events;
 
@@ -138,32 +135,6 @@ public abstract class TaskEventsContract {
         finally {
             pool.shutdownNow();
         }
-    }
-
-    /**
-     * Events come in the engine's hot paths, as often as tasks run: a call may cost a map look-up and an increment,
-     * not a wait. Timed at the median, after a warm-up, so that a pause of the JVM does not count.
-     */
-    @Test
-    void everyEventReturnsQuickly() {
-        List<String> slow = new ArrayList<>();
-        for (Event event : all()) {
-            for (int i = 0; i < 20; i++) {
-                call(event);
-            }
-            long[] nanos = new long[51];
-            for (int i = 0; i < nanos.length; i++) {
-                long start = System.nanoTime();
-                call(event);
-                nanos[i] = System.nanoTime() - start;
-            }
-            Arrays.sort(nanos);
-            long median = nanos[nanos.length / 2];
-            if (median > MEDIAN_CALL_NANOS) {
-                slow.add(event.name + " took " + TimeUnit.NANOSECONDS.toMicros(median) + " us at the median");
-            }
-        }
-        assertThat(slow).isEmpty();
     }
 
     private void assertEveryCallReturns(List<Event> sent) {
