@@ -144,13 +144,24 @@ public class DelayQueueEndpoint {
         if (before.isEmpty()) {
             return null;
         }
-        boolean done = switch (what) {
-            case RERUN -> runtime.rerun(id);
-            case CANCEL -> queue.cancel(id);
-        };
+        boolean done;
+        String refused = null;
+        try {
+            done = switch (what) {
+                case RERUN -> runtime.rerun(id);
+                case CANCEL -> queue.cancel(id);
+            };
+        }
+        catch (IllegalStateException ex) { // a re-run whose key another live task holds
+            done = false;
+            refused = ex.getMessage();
+        }
         TaskView after = queue.find(id).orElse(before.get());
         String message;
-        if (done) {
+        if (refused != null) {
+            message = refused;
+        }
+        else if (done) {
             message = what == Action.RERUN ? "Task " + id + " is due again now, with its attempts reset"
                     : "Task " + id + " is cancelled";
         }

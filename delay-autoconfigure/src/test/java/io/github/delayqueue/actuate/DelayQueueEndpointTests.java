@@ -77,8 +77,8 @@ class DelayQueueEndpointTests {
         assertThat(queue.mode()).isEqualTo("jdbc");
         assertThat(queue.now()).isEqualTo(Instant.ofEpochMilli(T0));
         assertThat(queue.counts()).containsExactlyInAnyOrderEntriesOf(Map.of(TaskStatus.SCHEDULED, 2L,
-                TaskStatus.QUEUED, 1L, TaskStatus.RUNNING, 0L, TaskStatus.SUCCEEDED, 0L, TaskStatus.FAILED, 1L,
-                TaskStatus.CANCELLED, 1L));
+                TaskStatus.QUEUED, 1L, TaskStatus.RUNNING, 0L, TaskStatus.WAITING, 0L, TaskStatus.SUCCEEDED, 0L,
+                TaskStatus.FAILED, 1L, TaskStatus.CANCELLED, 1L));
         assertThat(queue.estimatedCounts()).isEmpty();
         assertThat(queue.types()).containsOnlyKeys("order.cancel", "mail.send");
         assertThat(queue.types().get("order.cancel")).containsExactlyInAnyOrderEntriesOf(Map.of(TaskStatus.SCHEDULED,
@@ -213,6 +213,22 @@ class DelayQueueEndpointTests {
     }
 
     @Test
+    void aRerunOfADeadLetterWhoseKeyANewTaskHoldsChangesNothingAndSaysWhy() {
+        long id = failed("t", "boom", "k");
+        long holder = store.insert(List.of(new NewTask("t", "k", "{}", T0 + 1_000, TaskStatus.SCHEDULED, null)), T0)
+            .get(0).id();
+
+        ActionDescriptor rerun = endpoint.act(id, "rerun");
+
+        assertThat(holder).as("the dead letter held its key no more").isNotEqualTo(id);
+        assertThat(rerun.done()).isFalse();
+        assertThat(rerun.message()).startsWith("Task " + id + " cannot be re-run: another task of its type now "
+                + "holds its key");
+        assertThat(rerun.task().status()).isEqualTo(TaskStatus.FAILED);
+        assertThat(store.find("t", "k").orElseThrow().id()).isEqualTo(holder);
+    }
+
+    @Test
     void aCancelStopsAPendingTaskOnce() {
         long id = pending("t", T0 + 1_000, TaskStatus.QUEUED);
 
@@ -254,11 +270,19 @@ class DelayQueueEndpointTests {
     // --- helpers ----------------------------------------------------------------------------------------------
 
     private long pending(String type, long dueAt, TaskStatus status) {
-        return store.insert(List.of(new NewTask(type, null, "{}", dueAt, status, null)), T0).get(0).id();
+        return pending(type, null, dueAt, status);
+    }
+
+    private long pending(String type, @Nullable String key, long dueAt, TaskStatus status) {
+        return store.insert(List.of(new NewTask(type, key, "{}", dueAt, status, null)), T0).get(0).id();
     }
 
     private long failed(String type, String error) {
-        long id = pending(type, T0 - 60_000, TaskStatus.QUEUED);
+        return failed(type, error, null);
+    }
+
+    private long failed(String type, String error, @Nullable String key) {
+        long id = pending(type, key, T0 - 60_000, TaskStatus.QUEUED);
         ClaimedTask claimed = store.claimIds(List.of(id), T0, new Lease("a", T0 + 30_000, T0)).get(0);
         store.finish(List.of(new Completion.Failed(id, claimed.claim(), 3, error)), T0);
         return id;

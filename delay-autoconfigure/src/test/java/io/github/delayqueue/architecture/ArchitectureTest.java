@@ -43,7 +43,8 @@ class ArchitectureTest {
     private static final Set<String> PUBLIC_SURFACE = Set.of(
             // what applications call
             BASE + ".api.DelayQueue", BASE + ".api.DelayQueueException", BASE + ".api.DelayedHandler",
-            BASE + ".api.EnableDelayQueue", BASE + ".api.OutcomeUnknownException", BASE + ".api.TaskContext",
+            BASE + ".api.EnableDelayQueue", BASE + ".api.OutcomeUnknownException", BASE + ".api.Scheduled",
+            BASE + ".api.TaskContext",
             BASE + ".api.TaskRequest", BASE + ".api.TaskStatus", BASE + ".api.TaskView",
             // what assembles and runs the queue
             BASE + ".runtime.DelayQueueRuntime", BASE + ".runtime.DelayQueueRuntimeBuilder",

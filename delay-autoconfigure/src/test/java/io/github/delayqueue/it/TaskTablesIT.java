@@ -87,7 +87,7 @@ class TaskTablesIT {
         JdbcTemplate jdbc = new JdbcTemplate(instances.database().dataSource());
         assertThat(jdbc.queryForList("SELECT index_name FROM information_schema.statistics WHERE table_schema = "
                 + "DATABASE() AND table_name = ?", String.class, name))
-            .contains(name + "_type_key", name + "_status_due");
+            .contains(name + "_type_key", name + "_live_key", name + "_status_due");
         assertThat(tables(jdbc)).contains(name + "_schema_history");
     }
 

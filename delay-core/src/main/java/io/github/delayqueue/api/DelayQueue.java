@@ -47,11 +47,12 @@ public interface DelayQueue {
     long schedule(String type, @org.jspecify.annotations.Nullable Object payload, Instant dueAt);
 
     /**
-     * Schedules one task. When the request has a key and a task with the same type and key exists (in any status),
-     * nothing changes and that task's id is returned.
+     * Schedules one task. When the request has a key and a live (pending or running) task has the same type and key,
+     * that task's id is returned, and the request's {@link TaskRequest#keyMode() key mode} says whether a pending one
+     * changes; a finished task never holds its key. {@link #submit} answers which case happened.
      *
      * @param request the task to schedule, built with {@link TaskRequest#of}
-     * @return the new task's id, or that of the task with the same type and key
+     * @return the new task's id, or that of the live task with the same type and key
      * @throws IllegalArgumentException when the request's type, key, attempts, payload or due time is not allowed
      * @throws DelayQueueException when the database cannot store the task: it was not stored, unless the exception
      *     is an {@link OutcomeUnknownException}
@@ -59,9 +60,33 @@ public interface DelayQueue {
     long schedule(TaskRequest request);
 
     /**
+     * Schedules one task, as {@link #schedule(TaskRequest)} does, and says what happened: a new task, or the key's
+     * live task kept, replaced or pushed out. For callers that debounce or replace by key and need to tell the cases
+     * apart.
+     *
+     * @param request the task to schedule, built with {@link TaskRequest#of}
+     * @return the task's id and what happened to it
+     * @throws IllegalArgumentException when the request's type, key, attempts, payload or due time is not allowed
+     * @throws DelayQueueException when the database cannot store the task: it was not stored, unless the exception
+     *     is an {@link OutcomeUnknownException}
+     */
+    Scheduled submit(TaskRequest request);
+
+    /**
+     * Schedules many tasks, as {@link #scheduleAll} does, and says what happened to each.
+     *
+     * @param requests the tasks to schedule
+     * @return for each request, in order, its task's id and what happened
+     * @throws IllegalArgumentException when one of the requests is not allowed; none is stored
+     * @throws DelayQueueException when the database cannot store the tasks: none was stored or changed, unless the
+     *     exception is an {@link OutcomeUnknownException}
+     */
+    List<Scheduled> submitAll(Collection<TaskRequest> requests);
+
+    /**
      * Schedules many tasks in as few database round trips as possible.
      *
-     * @param requests the tasks to schedule; a key already taken returns the existing task's id, as
+     * @param requests the tasks to schedule; a key a live task holds returns that task's id, as
      *     {@link #schedule(TaskRequest)} does
      * @return the tasks' ids, in request order
      * @throws IllegalArgumentException when one of the requests is not allowed; none is stored
@@ -111,11 +136,11 @@ public interface DelayQueue {
     Optional<TaskView> find(long id);
 
     /**
-     * The task with this type and key, in whatever status.
+     * The task with this type and key: its live (pending or running) one, else the latest that finished.
      *
      * @param type the task type
      * @param key the business key the task was scheduled with
-     * @return the task, or empty when none has this type and key (or it was purged)
+     * @return the task, or empty when none has this type and key (or they were purged)
      * @throws IllegalArgumentException when the type or the key is one no task can have
      * @throws DelayQueueException when the database cannot be reached
      */

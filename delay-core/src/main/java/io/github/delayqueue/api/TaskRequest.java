@@ -29,6 +29,10 @@ public final class TaskRequest {
 
     private final @Nullable Integer maxAttempts;
 
+    private final KeyMode keyMode;
+
+    private final @Nullable Duration maxDelay;
+
     private TaskRequest(Builder builder) {
         this.type = builder.type;
         this.payload = builder.payload;
@@ -36,6 +40,8 @@ public final class TaskRequest {
         this.dueAt = builder.dueAt;
         this.key = builder.key;
         this.maxAttempts = builder.maxAttempts;
+        this.keyMode = builder.keyMode;
+        this.maxDelay = builder.maxDelay;
     }
 
     /**
@@ -105,9 +111,64 @@ public final class TaskRequest {
         return maxAttempts;
     }
 
+    /**
+     * What scheduling does when its key's task is pending.
+     *
+     * @return {@link KeyMode#KEEP} unless the builder was told otherwise
+     */
+    public KeyMode keyMode() {
+        return keyMode;
+    }
+
+    /**
+     * For {@link KeyMode#DEBOUNCE}: how long after its first request the key's task runs at the latest, however
+     * often it is pushed out.
+     *
+     * @return the limit, or {@code null} for none
+     */
+    public @Nullable Duration maxDelay() {
+        return maxDelay;
+    }
+
     @Override
     public String toString() {
-        return "TaskRequest[type=" + type + ", key=" + key + ", delay=" + delay + ", dueAt=" + dueAt + "]";
+        return "TaskRequest[type=" + type + ", key=" + key + ", delay=" + delay + ", dueAt=" + dueAt
+                + (keyMode == KeyMode.KEEP ? "" : ", keyMode=" + keyMode) + "]";
+    }
+
+    /**
+     * What a keyed request does when its type and key already name a live task (pending or running). A finished
+     * task holds no key: a request for its key always creates a new task. A running task is never changed: every
+     * mode but {@link #RUN_ONCE_MORE} keeps it and answers {@link Scheduled.Outcome#KEPT}.
+     *
+     * @since 0.1.0
+     */
+    public enum KeyMode {
+
+        /** The pending task stays as it is ({@link Scheduled.Outcome#KEPT}): scheduling is idempotent per key. */
+        KEEP,
+
+        /**
+         * The pending task takes this request's payload, due time and attempts ({@link Scheduled.Outcome#REPLACED}):
+         * "remind the user at the time of their latest choice".
+         */
+        REPLACE,
+
+        /**
+         * The pending task takes this request's payload and attempts, and its due time moves out to this request's
+         * if that is later, never earlier, and never past its first request plus {@link #maxDelay()}
+         * ({@link Scheduled.Outcome#EXTENDED}): "cancel the cart 30 minutes after its last change".
+         */
+        DEBOUNCE,
+
+        /**
+         * A pending task is kept (it has not run yet, so it covers this request); a running one gets exactly one
+         * follow-up, a task in {@link TaskStatus#WAITING} that becomes pending when the running one ends and runs at
+         * this request's due time, or at once if that has passed ({@link Scheduled.Outcome#QUEUED_AFTER_RUNNING}).
+         * Further requests while it waits fold into it: "recompute the report once more after the edits made while
+         * it was being computed". The key's tasks never run two at once.
+         */
+        RUN_ONCE_MORE
     }
 
     /**
@@ -128,6 +189,10 @@ public final class TaskRequest {
         private @Nullable String key;
 
         private @Nullable Integer maxAttempts;
+
+        private KeyMode keyMode = KeyMode.KEEP;
+
+        private @Nullable Duration maxDelay;
 
         private Builder(@Nullable String type, @Nullable Object payload) {
             this.type = required(type, "type");
@@ -162,14 +227,70 @@ public final class TaskRequest {
         }
 
         /**
-         * A business key, unique per type: scheduling the same type and key again returns the first task. It must
-         * not end with a space: the database compares keys ignoring trailing spaces.
+         * A business key, unique per type among live tasks: while the key's task is pending or running, scheduling
+         * the same type and key again returns that task (and changes it as {@link #replace()} or {@link #debounce()}
+         * say); once it has finished, the key is free for a new task. It must not end with a space: the database
+         * compares keys ignoring trailing spaces.
          *
          * @param key the key, or {@code null} for none
          * @return this builder
          */
         public Builder key(@Nullable String key) {
             this.key = key;
+            return this;
+        }
+
+        /**
+         * When the key's task is pending, it takes this request's payload, due time and attempts instead of staying
+         * as it is ({@link KeyMode#REPLACE}). Needs a {@link #key}.
+         *
+         * @return this builder
+         */
+        public Builder replace() {
+            this.keyMode = KeyMode.REPLACE;
+            this.maxDelay = null;
+            return this;
+        }
+
+        /**
+         * When the key's task is pending, it takes this request's payload and attempts, and its due time moves out to
+         * this request's if that is later ({@link KeyMode#DEBOUNCE}). Needs a {@link #key}.
+         *
+         * @return this builder
+         */
+        public Builder debounce() {
+            this.keyMode = KeyMode.DEBOUNCE;
+            this.maxDelay = null;
+            return this;
+        }
+
+        /**
+         * As {@link #debounce()}, but the task runs no later than {@code maxDelay} after the request that created
+         * it, however often it is pushed out: a cart that keeps changing is still cancelled in time.
+         *
+         * @param maxDelay the longest time from the key's first request to the run; positive
+         * @return this builder
+         * @throws IllegalArgumentException when {@code maxDelay} is {@code null}, zero or negative
+         */
+        public Builder debounce(@Nullable Duration maxDelay) {
+            Duration limit = required(maxDelay, "maxDelay");
+            if (limit.isNegative() || limit.isZero()) {
+                throw new IllegalArgumentException("maxDelay must be positive, not " + limit);
+            }
+            this.keyMode = KeyMode.DEBOUNCE;
+            this.maxDelay = limit;
+            return this;
+        }
+
+        /**
+         * When the key's task is running, one follow-up runs after it ends ({@link KeyMode#RUN_ONCE_MORE}); when it
+         * is pending, it is kept. Needs a {@link #key}.
+         *
+         * @return this builder
+         */
+        public Builder runOnceMore() {
+            this.keyMode = KeyMode.RUN_ONCE_MORE;
+            this.maxDelay = null;
             return this;
         }
 

@@ -16,6 +16,12 @@ public enum TaskStatus {
     /** Claimed by an instance that holds a lease on it. */
     RUNNING,
 
+    /**
+     * A follow-up ({@link TaskRequest.Builder#runOnceMore()}): waits for its key's running task to end, then becomes
+     * pending, due at its own due time or at once if that has passed. One per type and key.
+     */
+    WAITING,
+
     /** Its handler returned normally. */
     SUCCEEDED,
 
@@ -32,5 +38,15 @@ public enum TaskStatus {
      */
     public boolean isPending() {
         return this == SCHEDULED || this == QUEUED;
+    }
+
+    /**
+     * Whether the task has ended for good (unless re-run): it holds its key no more, so scheduling its type and key
+     * again creates a new task.
+     *
+     * @return {@code true} for {@link #SUCCEEDED}, {@link #FAILED} and {@link #CANCELLED}
+     */
+    public boolean isFinished() {
+        return this == SUCCEEDED || this == FAILED || this == CANCELLED;
     }
 }

@@ -8,6 +8,7 @@ import io.github.delayqueue.store.DueTask;
 import io.github.delayqueue.store.TaskInspector;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DuplicateKeyException;
 
 /**
  * Gives a dead letter ({@code FAILED} task) another life, once an operator has fixed what made it fail: it becomes
@@ -35,13 +36,22 @@ class DeadLetters {
         this.wake = wake;
     }
 
-    /** Re-runs task {@code id} if it is {@code FAILED}; {@code false} when it is in any other status or unknown. */
+    /**
+     * Re-runs task {@code id} if it is {@code FAILED}; {@code false} when it is in any other status or unknown.
+     *
+     * @throws IllegalStateException when another task of its type and key is pending or running
+     */
     public boolean rerun(long id) {
         long now = clock.now();
         TaskStatus status = tiers.statusFor(now, now);
         boolean moved;
         try {
             moved = inspector.rerunFailed(id, status, now, now);
+        }
+        catch (DuplicateKeyException ex) {
+            throw new IllegalStateException("Task " + id + " cannot be re-run: another task of its type now holds its "
+                    + "key, pending or running (a key names one live task at a time). Cancel that one or let it "
+                    + "finish, then re-run this one. Nothing changed.", ex);
         }
         catch (DataAccessException ex) {
             throw new DelayQueueException("Could not re-run task " + id + ": the task database failed ("

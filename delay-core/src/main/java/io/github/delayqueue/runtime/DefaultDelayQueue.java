@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -13,6 +15,7 @@ import java.util.function.Supplier;
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.DelayQueueException;
 import io.github.delayqueue.api.OutcomeUnknownException;
+import io.github.delayqueue.api.Scheduled;
 import io.github.delayqueue.api.TaskRequest;
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.api.TaskView;
@@ -84,11 +87,21 @@ class DefaultDelayQueue implements DelayQueue {
 
     @Override
     public long schedule(TaskRequest request) {
-        return scheduleAll(List.of(requireArgument(request, "request"))).get(0);
+        return submit(request).id();
     }
 
     @Override
     public List<Long> scheduleAll(Collection<TaskRequest> requests) {
+        return submitAll(requests).stream().map(Scheduled::id).toList();
+    }
+
+    @Override
+    public Scheduled submit(TaskRequest request) {
+        return submitAll(List.of(requireArgument(request, "request"))).get(0);
+    }
+
+    @Override
+    public List<Scheduled> submitAll(Collection<TaskRequest> requests) {
         requireArgument(requests, "requests");
         if (requests.isEmpty()) {
             return List.of();
@@ -103,23 +116,27 @@ class DefaultDelayQueue implements DelayQueue {
         String what = "schedule " + tasks.size() + " task(s)";
         boolean joined = joinsCallerTransaction(what, () -> "Scheduling a task of type '" + tasks.get(0).type() + "'");
         // Outside the caller's transaction, concurrent callers share multi-row statements; inside it, the rows must go
-        // through the transaction's own connection.
+        // through the transaction's own connection. A request that changes a pending task goes on its own: its
+        // statements run in a transaction.
+        boolean changes = tasks.stream().anyMatch(NewTask::changesPending);
         List<InsertedTask> inserted = storage(what, joined,
-                () -> joined ? store.insert(tasks, now) : batcher.insert(tasks, now));
-        List<Long> ids = new ArrayList<>(inserted.size());
+                () -> joined || changes ? store.insert(tasks, now) : batcher.insert(tasks, now));
+        List<Scheduled> answers = new ArrayList<>(inserted.size());
         List<String> createdTypes = new ArrayList<>();
         long earliest = Long.MAX_VALUE;
         for (int i = 0; i < inserted.size(); i++) {
             InsertedTask task = inserted.get(i);
-            ids.add(task.id());
+            answers.add(new Scheduled(task.id(), task.outcome()));
             if (task.created()) {
                 createdTypes.add(tasks.get(i).type());
+            }
+            if (task.created() || task.changed()) {
                 earliest = Math.min(earliest, task.dueAt());
             }
         }
         long wakeAt = earliest;
         AfterCommit.run(joined, () -> {
-            if (joined) {
+            if (joined || changes) {
                 index(inserted); // otherwise the batcher indexed them with its statement
             }
             if (wakeAt != Long.MAX_VALUE) {
@@ -127,29 +144,48 @@ class DefaultDelayQueue implements DelayQueue {
             }
             createdTypes.forEach(events::scheduled);
         });
-        return ids;
+        return answers;
     }
 
-    /** Adds the newly created tasks of the near tier to the time index. */
+    /**
+     * Adds the newly created or changed tasks of the near tier to the time index, under their due times, and takes
+     * out those a change moved to the far tier. A task scheduled twice in one call is indexed once, as it ended.
+     */
     private void index(List<InsertedTask> inserted) {
-        List<DueTask> queued = new ArrayList<>();
+        Map<Long, InsertedTask> last = new LinkedHashMap<>();
         for (InsertedTask task : inserted) {
-            if (task.created() && task.status() == TaskStatus.QUEUED) {
+            if (task.created() || task.changed()) {
+                last.put(task.id(), task);
+            }
+        }
+        List<DueTask> queued = new ArrayList<>();
+        List<Long> far = new ArrayList<>();
+        for (InsertedTask task : last.values()) {
+            if (task.status() == TaskStatus.QUEUED) {
                 queued.add(new DueTask(task.id(), task.dueAt()));
+            }
+            else if (task.changed()) {
+                far.add(task.id());
             }
         }
         indexer.add(queued);
+        if (!far.isEmpty()) {
+            indexer.remove(far);
+        }
     }
 
     private NewTask toNewTask(TaskRequest request, long now) {
         validator.checkType(request.type());
         validator.checkKey(request.key());
         validator.checkMaxAttempts(request.maxAttempts());
+        validator.checkKeyMode(request);
         long dueAt = validator.dueAt(request, now, clock);
         String payload = codec.encode(request.payload());
         validator.checkPayload(request.type(), payload);
+        Duration maxDelay = request.maxDelay();
         return new NewTask(request.type(), request.key(), payload, dueAt, tiers.statusFor(dueAt, now),
-                request.maxAttempts());
+                request.maxAttempts(), request.keyMode(),
+                maxDelay == null ? NewTask.NO_MAX_DELAY : maxDelay.toMillis(), tiers.queuedUpTo(now));
     }
 
     @Override
@@ -247,8 +283,8 @@ class DefaultDelayQueue implements DelayQueue {
         catch (InsertOutcomeUnknownException | TransactionException ex) {
             throw new OutcomeUnknownException("Could not " + what + ": the connection to the task database failed "
                     + "while it was committing (" + cause(ex) + "), so it may or may not have been done. Check with "
-                    + "find(), or retry a schedule with a key (TaskRequest.key): a task with the same type and key is "
-                    + "stored once, and the retry returns it.", ex);
+                    + "find(), or retry a schedule with a key (TaskRequest.key): while a task with the same type and "
+                    + "key is pending or running, the retry returns it instead of storing another.", ex);
         }
         catch (DataAccessException ex) {
             throw new DelayQueueException("Could not " + what + ": the task database failed (" + cause(ex) + "). "

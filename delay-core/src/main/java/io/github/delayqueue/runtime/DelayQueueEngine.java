@@ -108,6 +108,7 @@ class DelayQueueEngine {
                 clock, tiers, indexWrites), events);
         job("lease recovery", worker.recoveryInterval(), new LeaseRecovery(store, registry, retryPolicy, tiers, clock,
                 indexWrites, wake, events), events);
+        job("follow-ups", Duration.ofSeconds(1), new FollowUps(store, indexer, tiers, clock, wake), events);
         EngineSettings.Retention retention = settings.retention();
         if (!retention.byStatus().isEmpty()) {
             job("retention purge", retention.interval(), new RetentionPurge(store, retention, clock), events);

@@ -114,6 +114,9 @@ public final class DelayQueueRuntime implements AutoCloseable {
      *
      * @param id the task's id
      * @return whether the task was {@code FAILED} and is now pending again
+     * @throws IllegalStateException when another task of its type and key is pending or running: a key names one
+     *     live task at a time
+     * @throws io.github.delayqueue.api.DelayQueueException when the database cannot be reached
      */
     public boolean rerun(long id) {
         return deadLetters.rerun(id);

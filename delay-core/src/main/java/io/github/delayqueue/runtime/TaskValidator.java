@@ -2,6 +2,7 @@ package io.github.delayqueue.runtime;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Locale;
 
 import io.github.delayqueue.api.TaskRequest;
 import io.github.delayqueue.store.TaskTable;
@@ -32,6 +33,14 @@ final class TaskValidator {
         }
         checkText("task type", type, false);
         checkNoTrailingSpace("task type", type, "remove the trailing spaces");
+    }
+
+    /** A request that changes the key's pending task must have a key. */
+    void checkKeyMode(TaskRequest request) {
+        if (request.keyMode() != TaskRequest.KeyMode.KEEP && request.key() == null) {
+            throw new IllegalArgumentException("A " + request.keyMode().name().toLowerCase(Locale.ROOT)
+                    + "() request needs a key: it changes the pending task of its type and key (TaskRequest.key)");
+        }
     }
 
     void checkKey(@Nullable String key) {

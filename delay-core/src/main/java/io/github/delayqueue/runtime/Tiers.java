@@ -38,6 +38,11 @@ final class Tiers {
         return thresholdMillis;
     }
 
+    /** The latest due time that goes to the near tier at {@code now}; {@link Long#MIN_VALUE} when none does. */
+    public long queuedUpTo(long now) {
+        return indexed ? now + thresholdMillis : Long.MIN_VALUE;
+    }
+
     public TaskStatus statusFor(long dueAt, long now) {
         return indexed && dueAt - now <= thresholdMillis ? TaskStatus.QUEUED : TaskStatus.SCHEDULED;
     }

@@ -12,8 +12,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.function.Supplier;
+import java.util.function.Function;
 
+import io.github.delayqueue.api.Scheduled;
+import io.github.delayqueue.api.TaskRequest;
+import io.github.delayqueue.api.TaskStatus;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DuplicateKeyException;
@@ -40,7 +43,7 @@ final class InsertBatch {
 
     private final String table;
 
-    private final Supplier<GeneratedIds> ids;
+    private final Function<JdbcTemplate, GeneratedIds> ids;
 
     private final List<NewTask> tasks;
 
@@ -50,31 +53,43 @@ final class InsertBatch {
 
     private final List<List<Integer>> keyed;
 
+    /** Requests that change the key's pending task (replace, debounce): each on its own, in key order. */
+    private final List<Integer> changing;
+
     /**
      * @param table the quoted table name
-     * @param ids how the server gives back generated ids, asked only when rows are written
+     * @param ids how the server gives back generated ids, asked only when rows are written, on the connection that
+     *     writes them (another one from the pool could be the one a caller of many is waiting for)
      */
-    InsertBatch(String table, Supplier<GeneratedIds> ids, List<NewTask> tasks, long now) {
+    InsertBatch(String table, Function<JdbcTemplate, GeneratedIds> ids, List<NewTask> tasks, long now) {
         this.table = table;
         this.ids = ids;
         this.tasks = tasks;
         this.now = now;
         List<Integer> plainRows = new ArrayList<>();
         List<Integer> keyedRows = new ArrayList<>();
+        List<Integer> changingRows = new ArrayList<>();
         for (int i = 0; i < tasks.size(); i++) {
-            (tasks.get(i).key() == null ? plainRows : keyedRows).add(i);
+            NewTask task = tasks.get(i);
+            (task.key() == null ? plainRows : task.changesPending() ? changingRows : keyedRows).add(i);
         }
         // keyed rows in one order everywhere: two transactions inserting the same keys lock them in the same
-        // order, so they wait for each other instead of deadlocking
-        keyedRows.sort(Comparator.comparing((Integer i) -> tasks.get(i).type())
-            .thenComparing(i -> tasks.get(i).key()));
+        // order, so they wait for each other instead of deadlocking (a stable sort: one key's requests in order)
+        Comparator<Integer> byKey = Comparator.comparing((Integer i) -> tasks.get(i).type())
+            .thenComparing(i -> tasks.get(i).key());
+        keyedRows.sort(byKey);
+        changingRows.sort(byKey);
         this.plain = chunks(plainRows);
         this.keyed = chunks(keyedRows);
+        this.changing = changingRows;
     }
 
-    /** How many write statements the batch needs, unless keys are taken while it writes. */
+    /**
+     * How many write statements the batch needs, unless keys are taken while it writes. A change of a pending task
+     * counts two: its update and the read of what it left, which must come before the commit.
+     */
     int writes() {
-        return plain.size() + keyed.size();
+        return plain.size() + keyed.size() + 2 * changing.size();
     }
 
     /**
@@ -86,6 +101,17 @@ final class InsertBatch {
      *     keys one by one: write the batch again where its writes are undone together.
      */
     List<InsertedTask> write(JdbcTemplate jdbc, InsertProgress progress, boolean undoneTogether) {
+        return write(jdbc, progress, undoneTogether, false);
+    }
+
+    /**
+     * As {@link #write(JdbcTemplate, InsertProgress, boolean)}; {@code restartable} when the writes run in a
+     * transaction of the queue's own that can be rolled back and written again: a change whose key another call
+     * created meanwhile then throws {@link KeyCreatedMeanwhile} rather than go on under the shared lock that the
+     * failed insert took (two such callers, each waiting to update the row the other holds shared, deadlock).
+     */
+    List<InsertedTask> write(JdbcTemplate jdbc, InsertProgress progress, boolean undoneTogether,
+            boolean restartable) {
         InsertedTask[] results = new InsertedTask[tasks.size()];
         int remaining = writes();
         for (List<Integer> chunk : plain) {
@@ -98,7 +124,95 @@ final class InsertBatch {
         for (List<Integer> chunk : keyed) {
             insertKeyed(jdbc, chunk, results, --remaining == 0 ? progress : null, undoneTogether);
         }
+        for (int index : changing) {
+            results[index] = change(jdbc, index, restartable); // writes() made this a transaction or a savepoint
+        }
         return List.of(results);
+    }
+
+    /**
+     * A request that changes the key's pending task: the key's live task changed (replaced or pushed out), kept when
+     * it is running, or a new task when none holds the key. The update is one statement that works from the row as
+     * it is then (a debounce takes the later of its due time and the row's), so concurrent requests for one key
+     * leave the latest due time whatever their order; a row that stopped being pending meanwhile is looked up again.
+     */
+    private InsertedTask change(JdbcTemplate jdbc, int index, boolean restartable) {
+        NewTask task = tasks.get(index);
+        DuplicateKeyException taken = null;
+        for (int attempt = 0; attempt < MAX_TRIES_PER_KEY; attempt++) {
+            InsertedTask live = selectByKeys(jdbc, List.of(index), attempt > 0).get(identity(index));
+            if (live == null) {
+                try {
+                    return created(index, insertRows(jdbc, List.of(index)).get(0));
+                }
+                catch (DuplicateKeyException ex) {
+                    if (restartable) {
+                        throw new KeyCreatedMeanwhile(ex);
+                    }
+                    taken = ex; // another call created it since the look-up: change that one
+                    continue;
+                }
+            }
+            if (task.keyMode() == TaskRequest.KeyMode.RUN_ONCE_MORE) {
+                if (live.status().isPending()) {
+                    return live; // it has not run yet: it covers this request
+                }
+                InsertedTask followUp = followUp(jdbc, task);
+                if (followUp != null) {
+                    return followUp;
+                }
+                continue;
+            }
+            if (!live.status().isPending()) {
+                return live; // running: never changed
+            }
+            InsertedTask changed = updatePending(jdbc, task, live.id());
+            if (changed != null) {
+                return changed;
+            }
+        }
+        throw taken != null ? taken : new IllegalStateException("The live task of key '" + task.key() + "' (type '"
+                + task.type() + "') changed " + MAX_TRIES_PER_KEY + " times while this request tried to change it");
+    }
+
+    /**
+     * The one follow-up of the key's running task: stored now, waiting, or the one that waits already (this request
+     * folds into it); {@code null} when that one was released meanwhile (look again).
+     */
+    private @Nullable InsertedTask followUp(JdbcTemplate jdbc, NewTask task) {
+        NewTask waiting = new NewTask(task.type(), task.key(), task.payload(), task.dueAt(), TaskStatus.WAITING,
+                task.maxAttempts(), task.keyMode(), task.maxDelayMillis(), task.queuedUpTo());
+        try {
+            long id = insertTasks(jdbc, List.of(waiting)).get(0);
+            return new InsertedTask(id, Scheduled.Outcome.QUEUED_AFTER_RUNNING, TaskStatus.WAITING, task.dueAt());
+        }
+        catch (DuplicateKeyException ex) {
+            // a locking read: in a caller's REPEATABLE READ snapshot a plain one might not see the row in the way
+            String select = TaskSql.SELECT_WAITING_BY_KEY.formatted(table) + " LOCK IN SHARE MODE";
+            List<InsertedTask> found = jdbc.query(select, (rs, row) -> new InsertedTask(rs.getLong("id"),
+                    Scheduled.Outcome.QUEUED_AFTER_RUNNING, TaskStatus.WAITING, rs.getLong("due_at")), task.type(),
+                    task.key());
+            return found.isEmpty() ? null : found.get(0);
+        }
+    }
+
+    /** Replaces or debounces pending task {@code id}; {@code null} when it is no longer pending. */
+    private @Nullable InsertedTask updatePending(JdbcTemplate jdbc, NewTask task, long id) {
+        boolean replace = task.keyMode() == TaskRequest.KeyMode.REPLACE;
+        int updated = replace
+                ? jdbc.update(TaskSql.REPLACE_PENDING.formatted(table), task.payload(), task.dueAt(),
+                        task.status().name(), task.maxAttempts(), now, id)
+                : jdbc.update(TaskSql.DEBOUNCE_PENDING.formatted(table), task.dueAt(),
+                        TaskSql.cappedDelay(task.maxDelayMillis()), task.queuedUpTo(), task.dueAt(),
+                        TaskSql.cappedDelay(task.maxDelayMillis()), task.payload(), task.maxAttempts(), now, id);
+        if (updated == 0) {
+            return null;
+        }
+        if (replace) {
+            return new InsertedTask(id, Scheduled.Outcome.REPLACED, task.status(), task.dueAt());
+        }
+        return jdbc.queryForObject(TaskSql.SELECT_DUE.formatted(table), (rs, row) -> new InsertedTask(id,
+                Scheduled.Outcome.EXTENDED, TaskRows.status(rs), rs.getLong("due_at")), id);
     }
 
     /**
@@ -111,6 +225,19 @@ final class InsertBatch {
 
         KeysTakenMeanwhile(DuplicateKeyException cause) {
             super("A key was taken between the look-up and the insert", cause);
+        }
+    }
+
+    /**
+     * A change found its key created by another call since its look-up; its transaction should be rolled back (which
+     * frees the shared lock of the failed insert) and the batch written again, when the look-up finds the task.
+     */
+    static final class KeyCreatedMeanwhile extends RuntimeException {
+
+        private static final long serialVersionUID = 1L;
+
+        KeyCreatedMeanwhile(DuplicateKeyException cause) {
+            super("A key was created by another call between the look-up and the insert", cause);
         }
     }
 
@@ -137,7 +264,11 @@ final class InsertBatch {
 
     /** Inserts {@code rows} in one statement; their ids, in row order. */
     private List<Long> insertRows(JdbcTemplate jdbc, List<Integer> rows) {
-        GeneratedIds how = ids.get();
+        return insertTasks(jdbc, rows.stream().map(tasks::get).toList());
+    }
+
+    private List<Long> insertTasks(JdbcTemplate jdbc, List<NewTask> rows) {
+        GeneratedIds how = ids.apply(jdbc);
         String statement = how.insert(table, rows.size());
         List<Long> inserted = jdbc.execute((Connection connection) -> {
             try (PreparedStatement ps = how.prepare(connection, statement)) {
@@ -242,10 +373,9 @@ final class InsertBatch {
         return found;
     }
 
-    private void bindRows(PreparedStatement ps, List<Integer> rows) throws SQLException {
+    private void bindRows(PreparedStatement ps, List<NewTask> rows) throws SQLException {
         int p = 1;
-        for (int index : rows) {
-            NewTask task = tasks.get(index);
+        for (NewTask task : rows) {
             ps.setString(p++, task.type());
             ps.setString(p++, task.key());
             ps.setString(p++, task.payload());

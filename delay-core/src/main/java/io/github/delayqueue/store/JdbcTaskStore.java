@@ -1,6 +1,7 @@
 package io.github.delayqueue.store;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +14,7 @@ import javax.sql.DataSource;
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.api.TaskView;
 
+import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
@@ -66,6 +68,10 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
 
     private final String selectIdByKeyForUpdate;
 
+    private final String selectReleasable;
+
+    private final String releaseWaiting;
+
     private final String cancel;
 
     private final String reschedule;
@@ -100,6 +106,8 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
         this.nextDue = TaskSql.NEXT_DUE.formatted(this.table);
         this.selectTypeForUpdate = TaskSql.SELECT_TYPE_FOR_UPDATE.formatted(this.table);
         this.selectIdByKeyForUpdate = TaskSql.SELECT_ID_BY_KEY_FOR_UPDATE.formatted(this.table);
+        this.selectReleasable = TaskSql.SELECT_RELEASABLE.formatted(this.table);
+        this.releaseWaiting = TaskSql.RELEASE_WAITING.formatted(this.table);
         this.cancel = TaskSql.CANCEL.formatted(this.table);
         this.reschedule = TaskSql.RESCHEDULE.formatted(this.table);
         this.findById = TaskSql.FIND_BY_ID.formatted(this.table);
@@ -233,14 +241,35 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
         });
     }
 
+    /** The key's pending task and its waiting follow-up, if any; the id of the first of them cancelled. */
     @Override
     public OptionalLong cancel(String type, String key, long now) {
         return inCallersOrOwnTransaction("cancel", on -> {
-            List<Long> ids = on.queryForList(selectIdByKeyForUpdate, Long.class, type, key);
-            if (ids.isEmpty() || on.update(cancel, now, ids.get(0)) != 1) {
-                return OptionalLong.empty();
+            OptionalLong first = OptionalLong.empty();
+            for (long id : on.queryForList(selectIdByKeyForUpdate, Long.class, type, key, key)) {
+                if (on.update(cancel, now, id) == 1 && first.isEmpty()) {
+                    first = OptionalLong.of(id);
+                }
             }
-            return OptionalLong.of(ids.get(0));
+            return first;
+        });
+    }
+
+    @Override
+    public List<DueTask> releaseWaiting(long queuedUpTo, int limit, long now) {
+        return engine.call(() -> {
+            List<DueTask> released = new ArrayList<>();
+            for (DueTask waiting : engineJdbc.query(selectReleasable, TaskRows.DUE, limit)) {
+                try {
+                    if (engineJdbc.update(releaseWaiting, queuedUpTo, now, waiting.id()) == 1) {
+                        released.add(waiting);
+                    }
+                }
+                catch (DuplicateKeyException ex) {
+                    // a live task took the key since the read: the follow-up waits for that one
+                }
+            }
+            return released;
         });
     }
 

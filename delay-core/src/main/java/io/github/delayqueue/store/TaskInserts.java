@@ -24,6 +24,9 @@ import org.springframework.jdbc.datasource.DataSourceUtils;
  */
 final class TaskInserts {
 
+    /** Times a batch with changes of keyed tasks is written again because one of its keys was created meanwhile. */
+    private static final int MAX_RESTARTS = 5;
+
     private final DataSource dataSource;
 
     private final JdbcTemplate jdbc;
@@ -92,7 +95,16 @@ final class TaskInserts {
 
     private List<InsertedTask> inOwnTransaction(InsertBatch batch, Connection connection, JdbcTemplate onIt)
             throws SQLException {
-        return own.inTransaction(connection, () -> batch.write(onIt, new InsertProgress(false), true));
+        for (int attempt = 1;; attempt++) {
+            boolean restartable = attempt < MAX_RESTARTS;
+            try {
+                return own.inTransaction(connection,
+                        () -> batch.write(onIt, new InsertProgress(false), true, restartable));
+            }
+            catch (InsertBatch.KeyCreatedMeanwhile ex) {
+                // rolled back: written again, the look-up finds the key's task and changes it
+            }
+        }
     }
 
     private static void rollbackQuietly(Connection connection, Savepoint savepoint) {
@@ -108,11 +120,14 @@ final class TaskInserts {
         return own.translate(task, ex);
     }
 
-    /** How generated ids are read back, by server: asked once, at the first insert. */
-    private GeneratedIds ids() {
+    /**
+     * How generated ids are read back, by server: asked once, at the first insert, on its connection ({@code onIt}):
+     * many first inserts at once, each holding a connection, must not wait for another from the pool.
+     */
+    private GeneratedIds ids(JdbcTemplate onIt) {
         GeneratedIds found = ids;
         if (found == null) {
-            found = GeneratedIds.of(jdbc);
+            found = GeneratedIds.of(onIt);
             ids = found;
         }
         return found;

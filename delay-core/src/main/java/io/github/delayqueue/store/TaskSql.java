@@ -31,6 +31,7 @@ final class TaskSql {
     /** MySQL: how far apart the ids of one multi-row insert are, on this session, now. */
     static final String AUTO_INCREMENT_INCREMENT = "SELECT @@session.auto_increment_increment";
 
+    /** The live (pending or running) tasks of these keys: a finished task holds no key ({@code live_key}). */
     static final String SELECT_BY_KEYS = """
             SELECT id, task_type, task_key, status, due_at FROM %1$s WHERE %2$s""";
 
@@ -41,7 +42,7 @@ final class TaskSql {
      */
     static final String SELECT_BY_KEYS_LOCKING = SELECT_BY_KEYS + " LOCK IN SHARE MODE";
 
-    static final String KEY_MATCH = "(task_type = ? AND task_key = ?)";
+    static final String KEY_MATCH = "(task_type = ? AND live_key = ?)";
 
     static final String SELECT_DUE_FOR_CLAIM = "SELECT " + CLAIM_COLUMNS + " FROM %1$s\n" + """
             WHERE status = ? AND due_at <= ?
@@ -129,22 +130,67 @@ final class TaskSql {
 
     static final String NEXT_DUE = "SELECT MIN(due_at) FROM %1$s WHERE status = ?";
 
+    /** A task that has not started: pending, or a follow-up waiting for its key's running task. */
     static final String CANCEL = """
             UPDATE %1$s SET status = 'CANCELLED', owner = NULL, lease_until = NULL, updated_at = ?
-            WHERE id = ? AND status IN ('SCHEDULED', 'QUEUED')""";
+            WHERE id = ? AND status IN ('SCHEDULED', 'QUEUED', 'WAITING')""";
 
     static final String SELECT_TYPE_FOR_UPDATE = "SELECT task_type FROM %1$s WHERE id = ? FOR UPDATE";
 
+    /** The key's live task and its waiting follow-up, if any, locked: what a cancel by key cancels. */
     static final String SELECT_ID_BY_KEY_FOR_UPDATE = """
-            SELECT id FROM %1$s WHERE task_type = ? AND task_key = ? FOR UPDATE""";
+            SELECT id FROM %1$s WHERE task_type = ? AND (live_key = ? OR waiting_key = ?) ORDER BY id FOR UPDATE""";
+
+    /** The key's waiting follow-up ({@code runOnceMore()}). */
+    static final String SELECT_WAITING_BY_KEY = """
+            SELECT id, due_at FROM %1$s WHERE task_type = ? AND waiting_key = ?""";
+
+    /**
+     * Follow-ups whose key no live task holds any more: the running task they waited for has ended. Read from the
+     * {@code (status, due_at)} index and the unique {@code live_key} one.
+     */
+    static final String SELECT_RELEASABLE = """
+            SELECT w.id, w.due_at FROM %1$s w
+            WHERE w.status = 'WAITING'
+              AND NOT EXISTS (SELECT 1 FROM %1$s l WHERE l.task_type = w.task_type AND l.live_key = w.task_key)
+            ORDER BY w.due_at
+            LIMIT ?""";
+
+    /**
+     * A follow-up becomes pending, in the tier of its due time. A live task created for its key since it was read
+     * makes this fail on the unique {@code live_key}: it waits for that one then.
+     */
+    static final String RELEASE_WAITING = """
+            UPDATE %1$s SET status = CASE WHEN due_at <= ? THEN 'QUEUED' ELSE 'SCHEDULED' END, updated_at = ?
+            WHERE id = ? AND status = 'WAITING'""";
 
     static final String RESCHEDULE = """
             UPDATE %1$s SET due_at = ?, status = ?, updated_at = ?
             WHERE id = ? AND status IN ('SCHEDULED', 'QUEUED')""";
 
+    /** {@code replace()}: the pending task takes the request's payload, due time, tier and attempts. */
+    static final String REPLACE_PENDING = """
+            UPDATE %1$s SET payload = ?, due_at = ?, status = ?, max_attempts = ?, updated_at = ?
+            WHERE id = ? AND status IN ('SCHEDULED', 'QUEUED')""";
+
+    /**
+     * {@code debounce()}: the pending task takes the later due time (never past its creation plus the limit), with
+     * the tier of that time, and the request's payload and attempts. One statement, so it works from the row as it
+     * is when it runs. The status is set first, from the old {@code due_at}: MySQL and MariaDB assign left to right.
+     */
+    static final String DEBOUNCE_PENDING = """
+            UPDATE %1$s SET
+                status = CASE WHEN LEAST(GREATEST(due_at, ?), created_at + ?) <= ? THEN 'QUEUED' ELSE 'SCHEDULED' END,
+                due_at = LEAST(GREATEST(due_at, ?), created_at + ?), payload = ?, max_attempts = ?, updated_at = ?
+            WHERE id = ? AND status IN ('SCHEDULED', 'QUEUED')""";
+
+    static final String SELECT_DUE = "SELECT status, due_at FROM %1$s WHERE id = ?";
+
     static final String FIND_BY_ID = "SELECT " + COLUMNS + " FROM %1$s WHERE id = ?";
 
-    static final String FIND_BY_KEY = "SELECT " + COLUMNS + " FROM %1$s WHERE task_type = ? AND task_key = ?";
+    /** The key's live task if it has one, else its latest finished one. */
+    static final String FIND_BY_KEY = "SELECT " + COLUMNS + " FROM %1$s WHERE task_type = ? AND task_key = ?\n"
+            + "ORDER BY live_key IS NULL, id DESC LIMIT 1";
 
     /**
      * The server's clock in epoch microseconds. UTC_TIMESTAMP is independent of the session and server time zones;
@@ -167,6 +213,11 @@ final class TaskSql {
             DELETE FROM %1$s WHERE id IN (%2$s) AND status = ? AND updated_at < ?""";
 
     private TaskSql() {
+    }
+
+    /** A debounce limit the database can add to a time without overflow: no limit is a thousand years. */
+    static long cappedDelay(long maxDelayMillis) {
+        return Math.min(maxDelayMillis, 1000L * 365 * 24 * 3600 * 1000);
     }
 
     /** {@code count} comma-separated placeholders. */

@@ -122,8 +122,18 @@ public interface TaskStore {
     /** Cancels a pending task; its type when it was cancelled, empty when it was not pending. */
     Optional<String> cancel(long id, long now);
 
-    /** Cancels the pending task of this type and key; its id when it was cancelled. */
+    /**
+     * Cancels the pending task of this type and key, and its follow-up waiting for a running one; the id of the
+     * first of them cancelled.
+     */
     OptionalLong cancel(String type, String key, long now);
+
+    /**
+     * Makes pending up to {@code limit} follow-ups ({@code WAITING}) whose key no live task holds any more, earliest
+     * due first: {@code QUEUED} when due by {@code queuedUpTo}, else {@code SCHEDULED}. A live task created for the
+     * key meanwhile keeps its follow-up waiting. Returns those it released.
+     */
+    List<DueTask> releaseWaiting(long queuedUpTo, int limit, long now);
 
     /** Moves a pending task to a new due time and tier; {@code false} when it was not pending. */
     boolean reschedule(long id, long dueAt, TaskStatus status, long now);

@@ -59,7 +59,7 @@ class GeneratedIdsIT {
             tasks.add(new NewTask("t", keyed ? name + i : null, "\"" + name + i + "\"", 1_000, TaskStatus.SCHEDULED,
                     null));
         }
-        return new InsertBatch(TableNames.quoted("delay_task"), () -> ids, tasks, 1_000)
+        return new InsertBatch(TableNames.quoted("delay_task"), connection -> ids, tasks, 1_000)
             .write(jdbc, new InsertProgress(true), false).stream().map(InsertedTask::id).toList();
     }
 }

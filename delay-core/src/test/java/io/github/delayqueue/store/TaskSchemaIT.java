@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 class TaskSchemaIT {
 
     /** The migrations in {@code db/delay/migration}. */
-    private static final int MIGRATIONS = 2;
+    private static final int MIGRATIONS = 3;
 
     @Test
     void createsTheTaskTableWithItsColumnsAndIndexes() {
@@ -33,20 +33,26 @@ class TaskSchemaIT {
         List<String> columns = jdbc.queryForList("SELECT column_name FROM information_schema.columns "
                 + "WHERE table_schema = ? AND table_name = 'delay_task' ORDER BY ordinal_position", String.class,
                 db.name());
-        assertThat(columns).containsExactly("id", "task_type", "task_key", "payload", "due_at", "status", "attempts",
-                "max_attempts", "claims", "owner", "lease_until", "started_at", "last_error", "created_at",
-                "updated_at");
+        assertThat(columns).containsExactly("id", "task_type", "task_key", "live_key", "waiting_key", "payload",
+                "due_at", "status", "attempts", "max_attempts", "claims", "owner", "lease_until", "started_at",
+                "last_error", "created_at", "updated_at");
         List<String> statusIndex = jdbc.queryForList("SELECT column_name FROM information_schema.statistics "
                 + "WHERE table_schema = ? AND table_name = 'delay_task' AND index_name = 'delay_task_status_due' "
                 + "ORDER BY seq_in_index", String.class, db.name());
         assertThat(statusIndex).containsExactly("status", "due_at");
         List<String> uniqueKey = jdbc.queryForList("SELECT column_name FROM information_schema.statistics "
-                + "WHERE table_schema = ? AND table_name = 'delay_task' AND index_name = 'delay_task_type_key' "
+                + "WHERE table_schema = ? AND table_name = 'delay_task' AND index_name = 'delay_task_live_key' "
                 + "AND non_unique = 0 ORDER BY seq_in_index", String.class, db.name());
-        assertThat(uniqueKey).containsExactly("task_type", "task_key");
+        assertThat(uniqueKey).as("a key names one live task at a time").containsExactly("task_type", "live_key");
+        List<String> keyIndex = jdbc.queryForList("SELECT column_name FROM information_schema.statistics "
+                + "WHERE table_schema = ? AND table_name = 'delay_task' AND index_name = 'delay_task_type_key' "
+                + "AND non_unique = 1 ORDER BY seq_in_index", String.class, db.name());
+        assertThat(keyIndex).as("a key's history, finished tasks included").containsExactly("task_type", "task_key");
         assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM delay_schema_history WHERE success = 1 AND version = '1'",
                 Integer.class)).isEqualTo(1);
         assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM delay_schema_history WHERE success = 1 AND version = '2'",
+                Integer.class)).isEqualTo(1);
+        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM delay_schema_history WHERE success = 1 AND version = '3'",
                 Integer.class)).isEqualTo(1);
     }
 
@@ -107,7 +113,8 @@ class TaskSchemaIT {
         JdbcTemplate jdbc = new JdbcTemplate(db.dataSource());
         assertThat(jdbc.queryForList("SELECT index_name FROM information_schema.statistics WHERE table_schema = ? "
                 + "AND table_name = ?", String.class, db.name(), longest))
-            .contains(longest + "_type_key", longest + "_status_due");
+            .contains(longest + "_type_key", longest + "_live_key", longest + "_waiting_key",
+                    longest + "_status_due");
         assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM `order`", Integer.class)).isZero();
     }
 

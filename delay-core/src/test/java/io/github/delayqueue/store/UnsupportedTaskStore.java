@@ -90,6 +90,11 @@ public abstract class UnsupportedTaskStore implements TaskStore {
     }
 
     @Override
+    public List<DueTask> releaseWaiting(long queuedUpTo, int limit, long now) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
     public boolean reschedule(long id, long dueAt, TaskStatus status, long now) {
         throw new UnsupportedOperationException();
     }

@@ -13,6 +13,8 @@ import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.store.TaskInspector;
 import io.github.delayqueue.test.InMemoryTaskStore.Row;
 
+import org.springframework.dao.DuplicateKeyException;
+
 /**
  * {@link TaskInspector} on the rows of an {@link InMemoryTaskStore}, read as the JDBC inspector
  * ({@link TaskInspector#jdbc}) reads the table (the same samples, the same rows counted), except that every count is
@@ -105,6 +107,11 @@ public class InMemoryTaskInspector implements TaskInspector {
         return store.locked(rows -> {
             for (Row row : rows) {
                 if (row.id == id && row.status == TaskStatus.FAILED) {
+                    Row holder = row.key == null ? null : store.keyHolder(row.type, row.key);
+                    if (holder != null) { // what the unique index on live_key refuses
+                        throw new DuplicateKeyException("Duplicate entry '" + row.type + "-" + row.key
+                                + "' for key 'live_key'");
+                    }
                     row.status = status;
                     row.dueAt = dueAt;
                     row.attempts = 0;

@@ -20,6 +20,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
+import io.github.delayqueue.api.Scheduled;
+import io.github.delayqueue.api.TaskRequest;
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.api.TaskView;
 import io.github.delayqueue.store.ClaimId;
@@ -56,7 +58,8 @@ public class InMemoryTaskStore implements TaskStore {
 
     private final NavigableMap<Long, Row> rows = new TreeMap<>();
 
-    private final Map<Identity, Long> idsByKey = new HashMap<>();
+    /** The ids of each key's tasks, oldest first: at most one of them live, at most one waiting. */
+    private final Map<Identity, List<Long>> idsByKey = new HashMap<>();
 
     /** Stands for the database's named purge lock: one purge at a time. */
     private final AtomicBoolean purging = new AtomicBoolean();
@@ -81,18 +84,27 @@ public class InMemoryTaskStore implements TaskStore {
             tasks.forEach(InMemoryTaskStore::refuseWhatTheColumnsWould); // before anything is stored
             List<InsertedTask> inserted = new ArrayList<>(tasks.size());
             for (NewTask task : tasks) {
-                Long existing = task.key() == null ? null : idsByKey.get(new Identity(task.type(), task.key()));
-                if (existing != null) {
-                    Row row = rows.get(existing);
-                    inserted.add(new InsertedTask(row.id, false, row.status, row.dueAt));
-                    continue;
+                Row holder = task.key() == null ? null : keyHolder(task.type(), task.key());
+                if (holder == null) {
+                    Row row = store(task, now);
+                    inserted.add(new InsertedTask(row.id, true, row.status, row.dueAt));
                 }
-                Row row = new Row(++lastId, task, now);
-                rows.put(row.id, row);
-                if (row.key != null) {
-                    idsByKey.put(new Identity(row.type, row.key), row.id);
+                else if (task.keyMode() == TaskRequest.KeyMode.RUN_ONCE_MORE && holder.status == TaskStatus.RUNNING) {
+                    Row waiting = waitingOf(task.type(), task.key());
+                    if (waiting == null) {
+                        waiting = store(new NewTask(task.type(), task.key(), task.payload(), task.dueAt(),
+                                TaskStatus.WAITING, task.maxAttempts()), now);
+                    }
+                    inserted.add(new InsertedTask(waiting.id, Scheduled.Outcome.QUEUED_AFTER_RUNNING, waiting.status,
+                            waiting.dueAt));
                 }
-                inserted.add(new InsertedTask(row.id, true, row.status, row.dueAt));
+                else if (holder.status.isPending() && task.changesPending()
+                        && task.keyMode() != TaskRequest.KeyMode.RUN_ONCE_MORE) {
+                    inserted.add(holder.change(task, now));
+                }
+                else {
+                    inserted.add(new InsertedTask(holder.id, false, holder.status, holder.dueAt));
+                }
             }
             return inserted;
         }
@@ -323,7 +335,7 @@ public class InMemoryTaskStore implements TaskStore {
     public Optional<String> cancel(long id, long now) {
         synchronized (lock) {
             Row row = rows.get(id);
-            if (row == null || !row.status.isPending()) {
+            if (row == null || !notStarted(row)) {
                 return Optional.empty();
             }
             row.cancel(now);
@@ -334,12 +346,14 @@ public class InMemoryTaskStore implements TaskStore {
     @Override
     public OptionalLong cancel(String type, String key, long now) {
         synchronized (lock) {
-            Long id = idsByKey.get(new Identity(type, key));
-            if (id == null || !rows.get(id).status.isPending()) {
-                return OptionalLong.empty();
+            OptionalLong first = OptionalLong.empty();
+            for (Row row : keyRows(type, key)) {
+                if (notStarted(row)) {
+                    row.cancel(now);
+                    first = first.isPresent() ? first : OptionalLong.of(row.id);
+                }
             }
-            rows.get(id).cancel(now);
-            return OptionalLong.of(id);
+            return first;
         }
     }
 
@@ -367,7 +381,10 @@ public class InMemoryTaskStore implements TaskStore {
     @Override
     public Optional<TaskView> find(String type, String key) {
         synchronized (lock) {
-            return Optional.ofNullable(idsByKey.get(new Identity(type, key))).map(rows::get).map(Row::view);
+            Row live = keyHolder(type, key);
+            List<Row> all = keyRows(type, key);
+            Row found = live != null ? live : all.isEmpty() ? null : all.get(all.size() - 1);
+            return Optional.ofNullable(found).map(Row::view);
         }
     }
 
@@ -422,7 +439,7 @@ public class InMemoryTaskStore implements TaskStore {
             for (Row row : old) {
                 rows.remove(row.id);
                 if (row.key != null) {
-                    idsByKey.remove(new Identity(row.type, row.key));
+                    idsByKey.getOrDefault(new Identity(row.type, row.key), new ArrayList<>()).remove(row.id);
                 }
             }
             return old.size();
@@ -442,6 +459,52 @@ public class InMemoryTaskStore implements TaskStore {
     // --- for the inspector ------------------------------------------------------------------------------------
 
     /** Runs {@code work} on the rows, by id, under the table's lock: reads and writes of the in-memory inspector. */
+    /**
+     * The live (pending or running) task that holds this key, or {@code null}: as the table's unique index on
+     * {@code live_key}, a finished task holds no key. Called under the lock.
+     */
+    @Nullable Row keyHolder(String type, String key) {
+        return keyRows(type, key).stream().filter(row -> row.status.isPending() || row.status == TaskStatus.RUNNING)
+            .findFirst().orElse(null);
+    }
+
+    /** The follow-up of the key waiting for its running task, or {@code null}. Called under the lock. */
+    private @Nullable Row waitingOf(String type, String key) {
+        return keyRows(type, key).stream().filter(row -> row.status == TaskStatus.WAITING).findFirst().orElse(null);
+    }
+
+    /** The key's tasks, oldest first. Called under the lock. */
+    private List<Row> keyRows(String type, String key) {
+        return idsByKey.getOrDefault(new Identity(type, key), List.of()).stream().map(rows::get).toList();
+    }
+
+    private Row store(NewTask task, long now) {
+        Row row = new Row(++lastId, task, now);
+        rows.put(row.id, row);
+        if (row.key != null) {
+            idsByKey.computeIfAbsent(new Identity(row.type, row.key), k -> new ArrayList<>()).add(row.id);
+        }
+        return row;
+    }
+
+    /** Pending, or a follow-up waiting: what a cancel stops. */
+    private static boolean notStarted(Row row) {
+        return row.status.isPending() || row.status == TaskStatus.WAITING;
+    }
+
+    @Override
+    public List<DueTask> releaseWaiting(long queuedUpTo, int limit, long now) {
+        synchronized (lock) {
+            List<Row> waiting = select(row -> row.status == TaskStatus.WAITING && keyHolder(row.type, row.key) == null,
+                    Comparator.comparingLong((Row row) -> row.dueAt).thenComparingLong(row -> row.id), limit);
+            for (Row row : waiting) {
+                row.status = row.dueAt <= queuedUpTo ? TaskStatus.QUEUED : TaskStatus.SCHEDULED;
+                row.updatedAt = now;
+            }
+            return waiting.stream().map(row -> new DueTask(row.id, row.dueAt)).toList();
+        }
+    }
+
     <T> T locked(Function<Collection<Row>, T> work) {
         synchronized (lock) {
             return work.apply(rows.values());
@@ -477,7 +540,7 @@ public class InMemoryTaskStore implements TaskStore {
 
         final @Nullable String key;
 
-        final String payload;
+        String payload;
 
         long dueAt;
 
@@ -485,7 +548,7 @@ public class InMemoryTaskStore implements TaskStore {
 
         int attempts;
 
-        final @Nullable Integer maxAttempts;
+        @Nullable Integer maxAttempts;
 
         long claims;
 
@@ -526,6 +589,19 @@ public class InMemoryTaskStore implements TaskStore {
 
         ClaimedTask claimed() {
             return new ClaimedTask(id, type, key, payload, dueAt, attempts + 1, maxAttempts, createdAt, claims);
+        }
+
+        /** A pending row replaced or pushed out by {@code task}, as the table's one-statement updates do. */
+        InsertedTask change(NewTask task, long now) {
+            boolean replace = task.keyMode() == TaskRequest.KeyMode.REPLACE;
+            long due = replace ? task.dueAt() : task.debouncedDueAt(dueAt, createdAt);
+            status = task.statusFor(due);
+            dueAt = due;
+            payload = task.payload();
+            maxAttempts = task.maxAttempts();
+            updatedAt = now;
+            return new InsertedTask(id, replace ? Scheduled.Outcome.REPLACED : Scheduled.Outcome.EXTENDED, status,
+                    dueAt);
         }
 
         void cancel(long now) {

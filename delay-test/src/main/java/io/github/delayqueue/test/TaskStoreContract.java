@@ -15,6 +15,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import io.github.delayqueue.api.Scheduled;
+import io.github.delayqueue.api.TaskRequest.KeyMode;
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.api.TaskView;
 import io.github.delayqueue.store.ClaimId;
@@ -125,21 +127,54 @@ public abstract class TaskStoreContract {
         assertThat(inserted.get(0).id()).isNotEqualTo(inserted.get(1).id());
     }
 
-    /** The key says "this task", not "this pending task": scheduling it again after it ran changes nothing. */
+    /**
+     * A key names one live task at a time: while its task is pending or running, scheduling the key again returns
+     * that task; once it has finished (succeeded, failed or been cancelled) the key is free at once, without waiting
+     * for the purge, and the new request creates a new task. Finding the key gives its live task, else its latest.
+     */
     @Test
-    void aFinishedTaskKeepsItsKeyUntilThePurgeDeletesIt() {
-        long id = insert(task("t", "k", T0, TaskStatus.SCHEDULED, null));
-        ClaimedTask claimed = store.claimIds(List.of(id), T0, lease("a", T0 + 30_000)).get(0);
-        store.finish(List.of(new Completion.Succeeded(id, claimed.claim())), T0 + 10);
+    void aFinishedTaskNeverBlocksItsKeyAndARunningOneHoldsIt() {
+        for (TaskStatus end : List.of(TaskStatus.SUCCEEDED, TaskStatus.FAILED, TaskStatus.CANCELLED)) {
+            String key = "k-" + end;
+            long first = insert(task("t", key, T0, TaskStatus.QUEUED, null));
+            if (end == TaskStatus.CANCELLED) {
+                assertThat(store.cancel(first, T0 + 5)).isPresent();
+            }
+            else {
+                ClaimedTask claimed = store.claimIds(List.of(first), T0, lease("a", T0 + 30_000)).get(0);
+                assertThat(store.insert(List.of(task("t", key, T0 + 50, TaskStatus.SCHEDULED, null)), T0 + 5))
+                    .as("while running").containsExactly(new InsertedTask(first, false, TaskStatus.RUNNING, T0));
+                store.finish(List.of(end == TaskStatus.SUCCEEDED ? new Completion.Succeeded(first, claimed.claim())
+                        : new Completion.Failed(first, claimed.claim(), 1, "failed")), T0 + 10);
+            }
+            assertThat(view(first).status()).isEqualTo(end);
 
-        assertThat(store.insert(List.of(task("t", "k", T0 + 50, TaskStatus.SCHEDULED, null)), T0 + 20))
-            .containsExactly(new InsertedTask(id, false, TaskStatus.SUCCEEDED, T0));
+            InsertedTask second = store.insert(List.of(task("t", key, T0 + 50, TaskStatus.SCHEDULED, null)), T0 + 20)
+                .get(0);
+            assertThat(second.created()).as("after %s", end).isTrue();
+            assertThat(second.id()).isNotEqualTo(first);
+            assertThat(store.find("t", key)).map(TaskView::id).as("the live one").contains(second.id());
+            assertThat(store.insert(List.of(task("t", key, T0 + 90, TaskStatus.SCHEDULED, null)), T0 + 30))
+                .as("the new task holds the key").containsExactly(new InsertedTask(second.id(), false,
+                        TaskStatus.SCHEDULED, T0 + 50));
+            assertThat(store.cancel("t", key, T0 + 40)).hasValue(second.id());
+            assertThat(store.find("t", key)).map(TaskView::id).as("none live: the latest").contains(second.id());
+            assertThat(view(first).status()).as("the finished task is left as it was").isEqualTo(end);
+        }
+    }
 
-        assertThat(store.purge(Map.of(TaskStatus.SUCCEEDED, T0 + 11), 100, 10_000)).isEqualTo(1);
-        InsertedTask fresh = store.insert(List.of(task("t", "k", T0 + 50, TaskStatus.SCHEDULED, null)), T0 + 30)
-            .get(0);
-        assertThat(fresh.created()).isTrue();
-        assertThat(fresh.id()).isNotEqualTo(id);
+    @Test
+    void thePurgeOfAKeysOldTaskLeavesItsNewTaskAlone() {
+        long old = insert(task("t", "k", T0, TaskStatus.SCHEDULED, null));
+        store.cancel(old, T0 + 10);
+        long current = store.insert(List.of(task("t", "k", T0 + 50, TaskStatus.SCHEDULED, null)), T0 + 20).get(0)
+            .id();
+
+        assertThat(store.purge(Map.of(TaskStatus.CANCELLED, T0 + 11), 100, 10_000)).isEqualTo(1);
+
+        assertThat(store.find("t", "k")).map(TaskView::id).contains(current);
+        assertThat(store.insert(List.of(task("t", "k", T0 + 90, TaskStatus.SCHEDULED, null)), T0 + 30).get(0))
+            .isEqualTo(new InsertedTask(current, false, TaskStatus.SCHEDULED, T0 + 50));
     }
 
     /** What {@code InsertBatcher} relies on: a refusal for content, so each caller's rows can be written alone. */
@@ -204,6 +239,172 @@ public abstract class TaskStoreContract {
         finally {
             pool.shutdownNow();
         }
+    }
+
+    // --- keyed changes: replace, debounce --------------------------------------------------------------------
+
+    @Test
+    void aReplaceGivesTheKeysPendingTaskTheRequestsPayloadDueTimeTierAndAttempts() {
+        long id = insert(task("t", "k", T0 + 60_000, TaskStatus.SCHEDULED, null));
+
+        InsertedTask replaced = store.insert(List.of(changing("t", "k", "\"new\"", T0 + 500, TaskStatus.QUEUED, 7,
+                KeyMode.REPLACE, NewTask.NO_MAX_DELAY)), T0 + 100).get(0);
+
+        assertThat(replaced).isEqualTo(new InsertedTask(id, Scheduled.Outcome.REPLACED, TaskStatus.QUEUED, T0 + 500));
+        TaskView stored = view(id);
+        assertThat(stored.status()).isEqualTo(TaskStatus.QUEUED);
+        assertThat(stored.dueAt()).isEqualTo(Instant.ofEpochMilli(T0 + 500));
+        assertThat(stored.maxAttempts()).isEqualTo(7);
+        assertThat(store.claimIds(List.of(id), T0 + 500, lease("a", T0 + 30_000)).get(0).payload())
+            .isEqualTo("\"new\"");
+    }
+
+    /** Only out, never in; never past the first request plus the limit; with the tier of where it ends. */
+    @Test
+    void aDebounceMovesTheDueTimeOutNeverInAndNeverPastTheLimit() {
+        long id = insert(task("t", "k", T0 + 1_000, TaskStatus.QUEUED, null));
+        long nearUpTo = T0 + 5_000; // the near tier ends 5 s after T0 in these calls
+
+        assertThat(debounce("k", T0 + 3_000, nearUpTo, NewTask.NO_MAX_DELAY))
+            .isEqualTo(new InsertedTask(id, Scheduled.Outcome.EXTENDED, TaskStatus.QUEUED, T0 + 3_000));
+        assertThat(debounce("k", T0 + 2_000, nearUpTo, NewTask.NO_MAX_DELAY)).as("never earlier")
+            .isEqualTo(new InsertedTask(id, Scheduled.Outcome.EXTENDED, TaskStatus.QUEUED, T0 + 3_000));
+        assertThat(debounce("k", T0 + 9_000, nearUpTo, 8_000)).as("the limit from its creation, T0")
+            .isEqualTo(new InsertedTask(id, Scheduled.Outcome.EXTENDED, TaskStatus.SCHEDULED, T0 + 8_000));
+        assertThat(debounce("k", T0 + 60_000, nearUpTo, NewTask.NO_MAX_DELAY)).as("without a limit")
+            .isEqualTo(new InsertedTask(id, Scheduled.Outcome.EXTENDED, TaskStatus.SCHEDULED, T0 + 60_000));
+        assertThat(view(id).dueAt()).isEqualTo(Instant.ofEpochMilli(T0 + 60_000));
+        assertThat(view(id).status()).isEqualTo(TaskStatus.SCHEDULED);
+    }
+
+    @Test
+    void aChangeOfAKeyNoLiveTaskHoldsCreatesTheTaskAndARunningOneIsNeverChanged() {
+        InsertedTask created = debounce("k", T0 + 1_000, T0 + 5_000, NewTask.NO_MAX_DELAY);
+        assertThat(created.created()).isTrue();
+        ClaimedTask running = store.claimIds(List.of(created.id()), T0 + 1_000, lease("a", T0 + 30_000)).get(0);
+
+        for (KeyMode mode : List.of(KeyMode.KEEP, KeyMode.REPLACE, KeyMode.DEBOUNCE)) { // runOnceMore: its own test
+            assertThat(store.insert(List.of(changing("t", "k", "\"x\"", T0 + 2_000, TaskStatus.QUEUED, null, mode,
+                    NewTask.NO_MAX_DELAY)), T0 + 1_500)).as(mode.name())
+                .containsExactly(new InsertedTask(created.id(), Scheduled.Outcome.KEPT, TaskStatus.RUNNING,
+                        T0 + 1_000));
+        }
+        store.finish(List.of(new Completion.Succeeded(running.id(), running.claim())), T0 + 1_600);
+        InsertedTask after = debounce("k", T0 + 4_000, T0 + 5_000, NewTask.NO_MAX_DELAY);
+        assertThat(after.created()).as("the key is free once it ran").isTrue();
+        assertThat(after.id()).isNotEqualTo(created.id());
+    }
+
+    /** Many instances debouncing one key at once: one task, created once, with the latest due time of all. */
+    @Test
+    void concurrentDebouncesOfOneKeyLeaveOneTaskWithTheLatestDueTime() throws Exception {
+        int callers = 16;
+        ExecutorService pool = Executors.newFixedThreadPool(callers);
+        try {
+            for (int round = 0; round < 5; round++) {
+                String key = "d" + round;
+                CountDownLatch go = new CountDownLatch(1);
+                List<Future<InsertedTask>> results = new ArrayList<>();
+                for (int i = 0; i < callers; i++) {
+                    TaskStore instance = i % 2 == 0 ? store : anotherInstance();
+                    NewTask task = changing("t", key, "\"" + i + "\"", T0 + 1_000 + i * 100L, TaskStatus.QUEUED, null,
+                            KeyMode.DEBOUNCE, NewTask.NO_MAX_DELAY);
+                    results.add(pool.submit(() -> {
+                        go.await();
+                        return instance.insert(List.of(task), T0).get(0);
+                    }));
+                }
+                go.countDown();
+                List<InsertedTask> answers = new ArrayList<>();
+                for (Future<InsertedTask> result : results) {
+                    answers.add(result.get(30, TimeUnit.SECONDS));
+                }
+                TaskView task = store.find("t", key).orElseThrow();
+                assertThat(answers).extracting(InsertedTask::id).as("round %d", round).containsOnly(task.id());
+                assertThat(answers).filteredOn(InsertedTask::created).as("round %d: created", round).hasSize(1);
+                assertThat(task.dueAt()).as("round %d: the latest", round)
+                    .isEqualTo(Instant.ofEpochMilli(T0 + 1_000 + (callers - 1) * 100L));
+                assertThat(store.pending(TaskStatus.QUEUED, new DueTask(0, Long.MIN_VALUE), 100))
+                    .filteredOn(due -> due.id() == task.id()).hasSize(1);
+            }
+        }
+        finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** One follow-up per running task, released (pending) once no live task holds the key, never before. */
+    @Test
+    void runOnceMoreKeepsAPendingTaskAndGivesARunningOneExactlyOneFollowUp() {
+        InsertedTask first = onceMore("k", T0 + 100);
+        assertThat(first.created()).isTrue();
+        assertThat(onceMore("k", T0 + 200)).as("pending: it covers the request")
+            .isEqualTo(new InsertedTask(first.id(), Scheduled.Outcome.KEPT, TaskStatus.QUEUED, T0 + 100));
+        ClaimedTask running = store.claimIds(List.of(first.id()), T0 + 100, lease("a", T0 + 30_000)).get(0);
+
+        InsertedTask followUp = onceMore("k", T0 + 300);
+        assertThat(followUp.outcome()).isEqualTo(Scheduled.Outcome.QUEUED_AFTER_RUNNING);
+        assertThat(followUp.id()).isNotEqualTo(first.id());
+        assertThat(followUp.status()).isEqualTo(TaskStatus.WAITING);
+        assertThat(onceMore("k", T0 + 400)).as("folds into the one follow-up")
+            .isEqualTo(new InsertedTask(followUp.id(), Scheduled.Outcome.QUEUED_AFTER_RUNNING, TaskStatus.WAITING,
+                    T0 + 300));
+        assertThat(store.claimDue(TaskStatus.QUEUED, T0 + 10_000, 10, lease("b", T0 + 30_000))).as("never claimed")
+            .isEmpty();
+        assertThat(store.releaseWaiting(T0 + 5_000, 10, T0 + 500)).as("not while the task runs").isEmpty();
+
+        store.finish(List.of(new Completion.Succeeded(running.id(), running.claim())), T0 + 600);
+        assertThat(store.releaseWaiting(T0 + 5_000, 10, T0 + 700)).containsExactly(new DueTask(followUp.id(),
+                T0 + 300));
+        assertThat(view(followUp.id()).status()).isEqualTo(TaskStatus.QUEUED);
+        assertThat(store.releaseWaiting(T0 + 5_000, 10, T0 + 800)).isEmpty();
+        assertThat(store.insert(List.of(task("t", "k", T0 + 900, TaskStatus.QUEUED, null)), T0 + 800))
+            .as("the follow-up holds the key now")
+            .containsExactly(new InsertedTask(followUp.id(), false, TaskStatus.QUEUED, T0 + 300));
+    }
+
+    @Test
+    void aReleasedFollowUpGoesToTheTierOfItsDueTime() {
+        InsertedTask first = onceMore("k", T0);
+        ClaimedTask running = store.claimIds(List.of(first.id()), T0, lease("a", T0 + 30_000)).get(0);
+        InsertedTask followUp = store.insert(List.of(changing("t", "k", "\"p\"", T0 + 60_000, TaskStatus.SCHEDULED,
+                null, KeyMode.RUN_ONCE_MORE, NewTask.NO_MAX_DELAY)), T0 + 10).get(0);
+        store.finish(List.of(new Completion.Failed(running.id(), running.claim(), 1, "failed")), T0 + 20);
+
+        assertThat(store.releaseWaiting(T0 + 5_000, 10, T0 + 30)).extracting(DueTask::id)
+            .containsExactly(followUp.id());
+        assertThat(view(followUp.id()).status()).isEqualTo(TaskStatus.SCHEDULED);
+    }
+
+    @Test
+    void aCancelStopsAWaitingFollowUpAndACancelByKeyStopsBothOfTheKeysUnstartedTasks() {
+        InsertedTask first = onceMore("k", T0);
+        store.claimIds(List.of(first.id()), T0, lease("a", T0 + 30_000));
+        InsertedTask followUp = onceMore("k", T0 + 300);
+
+        assertThat(store.cancel("t", "k", T0 + 10)).hasValue(followUp.id());
+        assertThat(view(followUp.id()).status()).isEqualTo(TaskStatus.CANCELLED);
+        assertThat(view(first.id()).status()).as("running: not cancelled").isEqualTo(TaskStatus.RUNNING);
+        InsertedTask again = onceMore("k", T0 + 400);
+        assertThat(again.id()).as("a new follow-up").isNotIn(first.id(), followUp.id());
+        assertThat(store.cancel(again.id(), T0 + 20)).contains("t");
+    }
+
+    private InsertedTask onceMore(String key, long dueAt) {
+        return store.insert(List.of(changing("t", key, "\"p\"", dueAt, TaskStatus.QUEUED, null,
+                KeyMode.RUN_ONCE_MORE, NewTask.NO_MAX_DELAY)), T0 + 10).get(0);
+    }
+
+    private InsertedTask debounce(String key, long dueAt, long nearUpTo, long maxDelayMillis) {
+        TaskStatus status = dueAt <= nearUpTo ? TaskStatus.QUEUED : TaskStatus.SCHEDULED;
+        return store.insert(List.of(new NewTask("t", key, "\"p\"", dueAt, status, null, KeyMode.DEBOUNCE,
+                maxDelayMillis, nearUpTo)), T0 + 10).get(0);
+    }
+
+    /** A request that changes the key's pending task; the near tier ends at {@code T0 + 5 s}. */
+    private static NewTask changing(String type, String key, String payload, long dueAt, TaskStatus status,
+            Integer maxAttempts, KeyMode mode, long maxDelayMillis) {
+        return new NewTask(type, key, payload, dueAt, status, maxAttempts, mode, maxDelayMillis, T0 + 5_000);
     }
 
     // --- claim ------------------------------------------------------------------------------------------------
