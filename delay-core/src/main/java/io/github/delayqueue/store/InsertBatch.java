@@ -53,7 +53,7 @@ final class InsertBatch {
 
     private final List<List<Integer>> keyed;
 
-    /** Requests that change the key's pending task (replace, debounce): each on its own, in key order. */
+    /** Requests with a key mode other than keep (replace, debounce, run once more): each on its own, in key order. */
     private final List<Integer> changing;
 
     /**
