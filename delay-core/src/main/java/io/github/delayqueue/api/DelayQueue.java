@@ -116,6 +116,63 @@ public interface DelayQueue {
     boolean cancel(String type, String key);
 
     /**
+     * Cancels every task of a type that has not started (pending, or a follow-up waiting) whose key starts with
+     * {@code keyPrefix}: "the user deleted their account, drop their reminders". It works in batches of at most 500
+     * tasks, each committed by itself, so it never holds many row locks and never keeps the consumers waiting; it is
+     * never part of the caller's transaction. A task claimed while it works runs.
+     *
+     * @param type the task type
+     * @param keyPrefix the start of the keys; {@code ""} for every keyed task, {@code null} for every task of the
+     *     type, with or without a key
+     * @return how many tasks this call cancelled
+     * @throws IllegalArgumentException when the type or the prefix is one no task can have
+     * @throws DelayQueueException when the database cannot be reached; the batches before it stay cancelled
+     */
+    long cancelAll(String type, @org.jspecify.annotations.Nullable String keyPrefix);
+
+    /**
+     * Moves every pending task of a type whose key starts with {@code keyPrefix} to one due time, in batches as
+     * {@link #cancelAll} does: "the campaign moved to Monday 9:00".
+     *
+     * @param type the task type
+     * @param keyPrefix as for {@link #cancelAll}
+     * @param dueAt the new due time, on the application's clock; a past time means now
+     * @return how many tasks this call moved
+     * @throws IllegalArgumentException when the type, the prefix or the due time is not allowed
+     * @throws DelayQueueException when the database cannot be reached; the batches before it stay moved
+     */
+    long rescheduleAll(String type, @org.jspecify.annotations.Nullable String keyPrefix, Instant dueAt);
+
+    /**
+     * Shifts the due time of every pending task of a type whose key starts with {@code keyPrefix} by
+     * {@code shift}, in batches as {@link #cancelAll} does: "the service is down for an hour, push its retries out".
+     *
+     * @param type the task type
+     * @param keyPrefix as for {@link #cancelAll}
+     * @param shift how far to move each due time: later when positive, earlier when negative
+     * @return how many tasks this call moved
+     * @throws IllegalArgumentException when the type, the prefix or the shift is not allowed
+     * @throws DelayQueueException when the database cannot be reached; the batches before it stay moved
+     */
+    long shiftAll(String type, @org.jspecify.annotations.Nullable String keyPrefix, Duration shift);
+
+    /**
+     * A page of the tasks of a type that have not started (pending, or follow-ups waiting) whose key starts with
+     * {@code keyPrefix}: those without a key first (when {@code keyPrefix} is {@code null}), then by key and id. Pass
+     * the last task of a page as {@code after} to get the next; a page shorter than {@code limit} is the last.
+     *
+     * @param type the task type
+     * @param keyPrefix as for {@link #cancelAll}
+     * @param after the last task of the previous page, or {@code null} for the first page
+     * @param limit at most this many tasks, 1 to 1,000
+     * @return the page
+     * @throws IllegalArgumentException when the type, the prefix or the limit is not allowed
+     * @throws DelayQueueException when the database cannot be reached
+     */
+    List<TaskView> findUnstarted(String type, @org.jspecify.annotations.Nullable String keyPrefix,
+            @org.jspecify.annotations.Nullable TaskView after, int limit);
+
+    /**
      * Moves a task that has not started yet to a new due time.
      *
      * @param id the task's id

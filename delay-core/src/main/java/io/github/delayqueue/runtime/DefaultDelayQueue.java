@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.github.delayqueue.api.DelayQueue;
@@ -40,6 +41,9 @@ import org.springframework.transaction.TransactionException;
  * transaction name.
  */
 class DefaultDelayQueue implements DelayQueue {
+
+    /** Tasks per page of a bulk operation: each page is one read and one short write. */
+    static final int BULK_BATCH = 500;
 
     private final TaskStore store;
 
@@ -234,6 +238,95 @@ class DefaultDelayQueue implements DelayQueue {
             });
         }
         return moved;
+    }
+
+    // --- bulk operations: pages of at most BULK_BATCH tasks, each written and committed by itself -------------------
+
+    @Override
+    public long cancelAll(String type, @Nullable String keyPrefix) {
+        checkBulk(type, keyPrefix);
+        return eachPage(type, keyPrefix, "cancel tasks of type " + type, page -> {
+            List<Long> cancelled = store.cancelUnstarted(ids(page), clock.now());
+            indexer.remove(cancelled);
+            cancelled.forEach(id -> events.cancelled(type));
+            return cancelled.size();
+        });
+    }
+
+    @Override
+    public long rescheduleAll(String type, @Nullable String keyPrefix, Instant dueAt) {
+        checkBulk(type, keyPrefix);
+        long now = clock.latestNow();
+        long due = validator.dueAt(requireArgument(dueAt, "dueAt"), now, clock);
+        return eachPage(type, keyPrefix, "reschedule tasks of type " + type,
+                page -> indexMoved(store.movePending(ids(page), due, tiers.queuedUpTo(now), now)));
+    }
+
+    @Override
+    public long shiftAll(String type, @Nullable String keyPrefix, Duration shift) {
+        checkBulk(type, keyPrefix);
+        long shiftMillis = validator.shiftMillis(requireArgument(shift, "shift"));
+        return eachPage(type, keyPrefix, "shift tasks of type " + type, page -> {
+            long now = clock.latestNow();
+            return indexMoved(store.shiftPending(ids(page), shiftMillis, tiers.queuedUpTo(now), now));
+        });
+    }
+
+    @Override
+    public List<TaskView> findUnstarted(String type, @Nullable String keyPrefix, @Nullable TaskView after, int limit) {
+        checkBulk(type, keyPrefix);
+        if (limit < 1 || limit > BULK_BATCH * 2) {
+            throw new IllegalArgumentException("limit must be 1 to " + BULK_BATCH * 2 + ", not " + limit);
+        }
+        return storage("find tasks of type " + type, false, () -> store.unstarted(type, keyPrefix, after, limit));
+    }
+
+    private void checkBulk(String type, @Nullable String keyPrefix) {
+        validator.checkType(type);
+        validator.checkKeyPrefix(keyPrefix);
+    }
+
+    /** Runs {@code work} on each page of the type's unstarted tasks; the sum of what it answers. */
+    private long eachPage(String type, @Nullable String keyPrefix, String what,
+            Function<List<TaskView>, Integer> work) {
+        long done = 0;
+        TaskView after = null;
+        while (true) {
+            TaskView cursor = after;
+            List<TaskView> page = storage(what, false, () -> store.unstarted(type, keyPrefix, cursor, BULK_BATCH));
+            if (page.isEmpty()) {
+                return done;
+            }
+            done += storage(what, false, () -> work.apply(page));
+            if (page.size() < BULK_BATCH) {
+                return done;
+            }
+            after = page.get(page.size() - 1);
+        }
+    }
+
+    /** Puts moved tasks of the near tier in the index under their new due times, and takes the others out. */
+    private int indexMoved(List<TaskView> moved) {
+        List<DueTask> near = new ArrayList<>();
+        List<Long> far = new ArrayList<>();
+        for (TaskView task : moved) {
+            if (task.status() == TaskStatus.QUEUED) {
+                near.add(new DueTask(task.id(), task.dueAt().toEpochMilli()));
+            }
+            else {
+                far.add(task.id());
+            }
+        }
+        indexer.add(near);
+        if (!far.isEmpty()) {
+            indexer.remove(far);
+        }
+        near.stream().mapToLong(DueTask::dueAt).min().ifPresent(wake::dueAt);
+        return moved.size();
+    }
+
+    private static List<Long> ids(List<TaskView> page) {
+        return page.stream().map(TaskView::id).toList();
     }
 
     @Override

@@ -66,6 +66,9 @@ class DelayQueueEngine {
 
     private final List<PeriodicJob> jobs = new ArrayList<>();
 
+    /** Releases follow-ups ({@link FollowUps}): every second, and at once when a keyed task's result is written. */
+    private final PeriodicJob followUps;
+
     private final TaskScheduler scheduler;
 
     private final IndexWrites indexWrites;
@@ -99,7 +102,6 @@ class DelayQueueEngine {
         this.held = new HeldTasks(clock, worker.lease());
         this.pool = new WorkerPool(worker.threads(), worker.prefetch(), held, registry, runner, resultWriter, clock,
                 scheduler, handlerExecutor);
-        resultWriter.onWritten(held::forget);
         TaskSource source = tiers.indexed() ? new IndexTaskSource(indexer, store, terms, events, settings, clock::now)
                 : new DatabaseTaskSource(store, terms, settings);
         this.dispatcher = new Dispatcher(source, pool, held, wake, clock, worker.batchSize(), store, terms,
@@ -108,7 +110,15 @@ class DelayQueueEngine {
                 clock, tiers, indexWrites), events);
         job("lease recovery", worker.recoveryInterval(), new LeaseRecovery(store, registry, retryPolicy, tiers, clock,
                 indexWrites, wake, events), events);
-        job("follow-ups", Duration.ofSeconds(1), new FollowUps(store, indexer, tiers, clock, wake), events);
+        this.followUps = job("follow-ups", Duration.ofSeconds(1), new FollowUps(store, indexer, tiers, clock, wake),
+                events);
+        resultWriter.onWritten(written -> {
+            boolean keyed = held.anyKeyed(written);
+            held.forget(written);
+            if (keyed) {
+                followUps.runWithin(0); // a follow-up of one of them may wait: release it now, not within a second
+            }
+        });
         EngineSettings.Retention retention = settings.retention();
         if (!retention.byStatus().isEmpty()) {
             job("retention purge", retention.interval(), new RetentionPurge(store, retention, clock), events);
@@ -125,12 +135,15 @@ class DelayQueueEngine {
         return one.compareTo(other) >= 0 ? one : other;
     }
 
-    private void job(String name, Duration interval, Runnable body, TaskEvents events) {
-        job(name, interval, IoLanes.Waits.DATABASE_OR_REDIS, body, events);
+    private PeriodicJob job(String name, Duration interval, Runnable body, TaskEvents events) {
+        return job(name, interval, IoLanes.Waits.DATABASE_OR_REDIS, body, events);
     }
 
-    private void job(String name, Duration interval, IoLanes.Waits waits, Runnable body, TaskEvents events) {
-        jobs.add(PeriodicJob.of(scheduler, name, interval, events, waits, body));
+    private PeriodicJob job(String name, Duration interval, IoLanes.Waits waits, Runnable body,
+            TaskEvents events) {
+        PeriodicJob job = PeriodicJob.of(scheduler, name, interval, events, waits, body);
+        jobs.add(job);
+        return job;
     }
 
     synchronized void start() {

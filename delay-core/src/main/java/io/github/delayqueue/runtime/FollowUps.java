@@ -10,7 +10,8 @@ import io.github.delayqueue.store.TaskStore;
  * no live task holds the key, in the tier of its due time, and a near one goes into the time index after the write.
  * The unique index on the live key does the real work: a follow-up can only become live when no other task of its
  * key is, so the key's tasks never run two at once, whichever instance releases it. Runs every second on every
- * instance; a round with nothing waiting is one indexed read.
+ * instance, and at once on the instance that has just written the result of a keyed task; a round with nothing
+ * waiting is one indexed read.
  */
 final class FollowUps implements Runnable {
 

@@ -204,6 +204,17 @@ final class HeldTasks {
         return claims().size();
     }
 
+    /** Whether any of these claims is of a task with a key (its key may have a follow-up waiting). */
+    boolean anyKeyed(List<ClaimId> claims) {
+        for (ClaimId claim : claims) {
+            Held entry = held.get(claim);
+            if (entry != null && entry.task.key() != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Forgets claims whose results are written. */
     void forget(List<ClaimId> claims) {
         claims.forEach(held::remove);

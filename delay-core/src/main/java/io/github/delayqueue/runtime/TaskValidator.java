@@ -43,6 +43,28 @@ final class TaskValidator {
         }
     }
 
+    /** The start of keys for a bulk operation: {@code null} or text that a key could start with. */
+    void checkKeyPrefix(@Nullable String prefix) {
+        if (prefix == null) {
+            return;
+        }
+        if (prefix.length() > TaskTable.MAX_KEY_LENGTH) {
+            throw new IllegalArgumentException("key prefix is " + prefix.length() + " characters long; a key has at "
+                    + "most " + TaskTable.MAX_KEY_LENGTH);
+        }
+        checkText("key prefix", prefix, false);
+    }
+
+    /** A shift of due times no due time can overflow with: at most about a thousand years either way. */
+    long shiftMillis(Duration shift) {
+        long limit = Duration.ofDays(365_000).toMillis();
+        if (shift.abs().compareTo(Duration.ofMillis(limit)) > 0) {
+            throw new IllegalArgumentException("shift " + shift + " is too large; at most " + Duration.ofMillis(limit)
+                    + " either way");
+        }
+        return shift.toMillis();
+    }
+
     void checkKey(@Nullable String key) {
         if (key == null) {
             return;

@@ -13,6 +13,7 @@ import javax.sql.DataSource;
 
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.api.TaskView;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -253,6 +254,74 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
             }
             return first;
         });
+    }
+
+    // --- bulk operations: pages of a type by key prefix, then writes by id, each batch autocommitted -------------
+
+    @Override
+    public List<TaskView> unstarted(String type, @Nullable String keyPrefix, @Nullable TaskView after, int limit) {
+        return engine.call(() -> {
+            List<TaskView> page = new ArrayList<>(limit);
+            if (keyPrefix == null && (after == null || after.key() == null)) {
+                page.addAll(engineJdbc.query(TaskSql.SELECT_UNSTARTED_UNKEYED.formatted(table), TaskRows.VIEW, type,
+                        after == null ? 0 : after.id(), limit));
+                if (page.size() == limit) {
+                    return page;
+                }
+            }
+            String prefix = keyPrefix == null ? "" : keyPrefix;
+            String afterKey = after == null || after.key() == null ? "" : after.key();
+            long afterId = after == null || after.key() == null ? 0 : after.id();
+            page.addAll(engineJdbc.query(TaskSql.SELECT_UNSTARTED_BY_PREFIX.formatted(table), TaskRows.VIEW, type,
+                    TaskSql.startsWith(prefix), afterKey, afterKey, afterId, limit - page.size()));
+            return page;
+        });
+    }
+
+    @Override
+    public List<Long> cancelUnstarted(Collection<Long> ids, long now) {
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        // locked first, so the answer is exactly what this call cancelled; a short transaction of at most a batch
+        return engine.call(() -> engineTx.execute(status -> {
+            List<Long> unstarted = engineJdbc.queryForList(
+                    TaskSql.forIds(TaskSql.SELECT_UNSTARTED_FOR_UPDATE, table, ids.size()), Long.class, ids.toArray());
+            if (!unstarted.isEmpty()) {
+                engineJdbc.update(TaskSql.forIds(TaskSql.CANCEL_UNSTARTED, table, unstarted.size()),
+                        TaskSql.args(new Object[] { now }, unstarted));
+            }
+            return unstarted;
+        }));
+    }
+
+    @Override
+    public List<TaskView> movePending(Collection<Long> ids, long dueAt, long queuedUpTo, long now) {
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        return engine.call(() -> {
+            engineJdbc.update(TaskSql.forIds(TaskSql.MOVE_PENDING, table, ids.size()),
+                    TaskSql.args(new Object[] { dueAt, queuedUpTo, dueAt, now }, ids));
+            return views(ids).stream().filter(view -> view.status().isPending()).toList();
+        });
+    }
+
+    @Override
+    public List<TaskView> shiftPending(Collection<Long> ids, long shiftMillis, long queuedUpTo, long now) {
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        return engine.call(() -> {
+            engineJdbc.update(TaskSql.forIds(TaskSql.SHIFT_PENDING, table, ids.size()),
+                    TaskSql.args(new Object[] { shiftMillis, queuedUpTo, shiftMillis, now }, ids));
+            return views(ids).stream().filter(view -> view.status().isPending()).toList();
+        });
+    }
+
+    private List<TaskView> views(Collection<Long> ids) {
+        return engineJdbc.query(TaskSql.forIds(TaskSql.SELECT_VIEWS, table, ids.size()), TaskRows.VIEW,
+                ids.toArray());
     }
 
     @Override

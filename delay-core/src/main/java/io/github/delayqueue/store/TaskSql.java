@@ -186,6 +186,44 @@ final class TaskSql {
 
     static final String SELECT_DUE = "SELECT status, due_at FROM %1$s WHERE id = ?";
 
+    /**
+     * A page of a type's unstarted tasks (pending, or a follow-up waiting) whose key starts with a prefix ({@code LIKE}
+     * with {@code !} as the escape), after a (key, id) cursor, in (key, id) order: a range of the
+     * {@code (task_type, task_key)} index, which holds the id too, so no sort.
+     */
+    static final String SELECT_UNSTARTED_BY_PREFIX = "SELECT " + COLUMNS + " FROM %1$s\n" + """
+            WHERE task_type = ? AND task_key LIKE ? ESCAPE '!' AND (task_key > ? OR (task_key = ? AND id > ?))
+              AND status IN ('SCHEDULED', 'QUEUED', 'WAITING')
+            ORDER BY task_key, id
+            LIMIT ?""";
+
+    /** The same for a type's tasks without a key, by id: they come before the keyed ones. */
+    static final String SELECT_UNSTARTED_UNKEYED = "SELECT " + COLUMNS + " FROM %1$s\n" + """
+            WHERE task_type = ? AND task_key IS NULL AND id > ? AND status IN ('SCHEDULED', 'QUEUED', 'WAITING')
+            ORDER BY id
+            LIMIT ?""";
+
+    /** Moves pending tasks to one due time, in its tier (the status first, from the new time: left to right). */
+    static final String MOVE_PENDING = """
+            UPDATE %1$s SET status = CASE WHEN ? <= ? THEN 'QUEUED' ELSE 'SCHEDULED' END, due_at = ?, updated_at = ?
+            WHERE id IN (%2$s) AND status IN ('SCHEDULED', 'QUEUED')""";
+
+    /** Shifts pending tasks' due times, each into its tier (the status first, from the old due time). */
+    static final String SHIFT_PENDING = """
+            UPDATE %1$s SET status = CASE WHEN due_at + ? <= ? THEN 'QUEUED' ELSE 'SCHEDULED' END,
+                due_at = due_at + ?, updated_at = ?
+            WHERE id IN (%2$s) AND status IN ('SCHEDULED', 'QUEUED')""";
+
+    static final String SELECT_UNSTARTED_FOR_UPDATE = """
+            SELECT id FROM %1$s WHERE id IN (%2$s) AND status IN ('SCHEDULED', 'QUEUED', 'WAITING') FOR UPDATE""";
+
+    /** Cancels those of some tasks that have not started. */
+    static final String CANCEL_UNSTARTED = """
+            UPDATE %1$s SET status = 'CANCELLED', updated_at = ?
+            WHERE id IN (%2$s) AND status IN ('SCHEDULED', 'QUEUED', 'WAITING')""";
+
+    static final String SELECT_VIEWS = "SELECT " + COLUMNS + " FROM %1$s WHERE id IN (%2$s)";
+
     static final String FIND_BY_ID = "SELECT " + COLUMNS + " FROM %1$s WHERE id = ?";
 
     /** The key's live task if it has one, else its latest finished one. */
@@ -218,6 +256,11 @@ final class TaskSql {
     /** A debounce limit the database can add to a time without overflow: no limit is a thousand years. */
     static long cappedDelay(long maxDelayMillis) {
         return Math.min(maxDelayMillis, 1000L * 365 * 24 * 3600 * 1000);
+    }
+
+    /** A {@code LIKE} pattern for keys that start with {@code prefix}, its wildcards escaped with {@code !}. */
+    static String startsWith(String prefix) {
+        return prefix.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%";
     }
 
     /** {@code count} comma-separated placeholders. */

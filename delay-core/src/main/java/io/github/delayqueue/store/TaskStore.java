@@ -12,6 +12,7 @@ import javax.sql.DataSource;
 
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.api.TaskView;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -127,6 +128,25 @@ public interface TaskStore {
      * first of them cancelled.
      */
     OptionalLong cancel(String type, String key, long now);
+
+    /**
+     * A page of the unstarted tasks of {@code type} (pending, or follow-ups waiting) whose key starts with
+     * {@code keyPrefix} ({@code null}: every task of the type, those without a key first), after {@code after} in
+     * (key, id) order ({@code null}: from the start). Read without locks, from an index range.
+     */
+    List<TaskView> unstarted(String type, @Nullable String keyPrefix, @Nullable TaskView after, int limit);
+
+    /** Cancels those of {@code ids} that have not started (pending or waiting); the ids it cancelled. */
+    List<Long> cancelUnstarted(Collection<Long> ids, long now);
+
+    /**
+     * Moves those of {@code ids} that are pending to {@code dueAt}, {@code QUEUED} when due by {@code queuedUpTo},
+     * else {@code SCHEDULED}; the tasks it moved, as they are now.
+     */
+    List<TaskView> movePending(Collection<Long> ids, long dueAt, long queuedUpTo, long now);
+
+    /** Shifts the due times of those of {@code ids} that are pending, each into its tier; those it moved. */
+    List<TaskView> shiftPending(Collection<Long> ids, long shiftMillis, long queuedUpTo, long now);
 
     /**
      * Makes pending up to {@code limit} follow-ups ({@code WAITING}) whose key no live task holds any more, earliest

@@ -83,6 +83,57 @@ class KeyedSchedulingTest {
         assertThat(indexHead()).isEqualTo(millis(40));
     }
 
+    /** More tasks than a page: every page is done, the index follows, and other prefixes and types are left. */
+    @Test
+    void bulkOperationsByKeyPrefixGoThroughEveryPageAndTheIndexFollows() {
+        int tasks = DefaultDelayQueue.BULK_BATCH * 2 + 200;
+        List<TaskRequest> requests = new java.util.ArrayList<>();
+        for (int i = 0; i < tasks; i++) {
+            requests.add(TaskRequest.of("cart.expire", "p").key("user-7:" + i).delay(Duration.ofSeconds(10)).build());
+        }
+        requests.add(TaskRequest.of("cart.expire", "p").key("user-8:0").delay(Duration.ofSeconds(10)).build());
+        requests.add(TaskRequest.of("mail.send", "p").key("user-7:0").delay(Duration.ofSeconds(10)).build());
+        queue.scheduleAll(requests);
+
+        assertThat(queue.shiftAll("cart.expire", "user-7:", Duration.ofHours(2))).isEqualTo(tasks);
+        assertThat(queue.findUnstarted("cart.expire", "user-7:", null, 1).get(0).status())
+            .as("beyond the threshold").isEqualTo(TaskStatus.SCHEDULED);
+        assertThat(index.size(0)).as("only the other two left in the index").isEqualTo(2);
+
+        assertThat(queue.rescheduleAll("cart.expire", "user-7:", NOW.plusSeconds(5))).isEqualTo(tasks);
+        assertThat(index.size(0)).isEqualTo(tasks + 2);
+        assertThat(indexHead()).isEqualTo(millis(5));
+
+        List<Long> paged = new java.util.ArrayList<>();
+        TaskView after = null;
+        List<TaskView> page;
+        do {
+            page = queue.findUnstarted("cart.expire", "user-7:", after, 1000);
+            page.forEach(task -> paged.add(task.id()));
+            after = page.isEmpty() ? null : page.get(page.size() - 1);
+        }
+        while (page.size() == 1000);
+        assertThat(paged).hasSize(tasks).doesNotHaveDuplicates();
+
+        assertThat(queue.cancelAll("cart.expire", "user-7:")).isEqualTo(tasks);
+        assertThat(queue.cancelAll("cart.expire", "user-7:")).as("none left").isZero();
+        assertThat(index.size(0)).isEqualTo(2);
+        assertThat(queue.find("cart.expire", "user-8:0").orElseThrow().status()).isEqualTo(TaskStatus.QUEUED);
+        assertThat(queue.find("mail.send", "user-7:0").orElseThrow().status()).isEqualTo(TaskStatus.QUEUED);
+    }
+
+    @Test
+    void bulkOperationsRefuseWhatNoTaskCanHave() {
+        assertThatIllegalArgumentException().isThrownBy(() -> queue.cancelAll(" ", null))
+            .withMessageContaining("type");
+        assertThatIllegalArgumentException().isThrownBy(() -> queue.cancelAll("t", "k".repeat(256)))
+            .withMessageContaining("key prefix is 256 characters long");
+        assertThatIllegalArgumentException().isThrownBy(() -> queue.findUnstarted("t", null, null, 0))
+            .withMessageContaining("limit must be 1 to 1000");
+        assertThatIllegalArgumentException().isThrownBy(() -> queue.shiftAll("t", null, Duration.ofDays(400_000)))
+            .withMessageContaining("is too large");
+    }
+
     @Test
     void aRequestThatChangesTheKeysTaskNeedsAKey() {
         assertThatIllegalArgumentException()

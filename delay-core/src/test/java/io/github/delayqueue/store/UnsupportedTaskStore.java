@@ -10,6 +10,7 @@ import java.util.function.Function;
 
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.api.TaskView;
+import org.jspecify.annotations.Nullable;
 
 /** A {@link TaskStore} whose every method throws; unit tests override the few their subject calls. */
 public abstract class UnsupportedTaskStore implements TaskStore {
@@ -91,6 +92,26 @@ public abstract class UnsupportedTaskStore implements TaskStore {
 
     @Override
     public List<DueTask> releaseWaiting(long queuedUpTo, int limit, long now) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public List<TaskView> unstarted(String type, @Nullable String keyPrefix, @Nullable TaskView after, int limit) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public List<Long> cancelUnstarted(Collection<Long> ids, long now) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public List<TaskView> movePending(Collection<Long> ids, long dueAt, long queuedUpTo, long now) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public List<TaskView> shiftPending(Collection<Long> ids, long shiftMillis, long queuedUpTo, long now) {
         throw new UnsupportedOperationException();
     }
 

@@ -19,6 +19,7 @@ import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.ToLongFunction;
 
 import io.github.delayqueue.api.Scheduled;
 import io.github.delayqueue.api.TaskRequest;
@@ -490,6 +491,66 @@ public class InMemoryTaskStore implements TaskStore {
     /** Pending, or a follow-up waiting: what a cancel stops. */
     private static boolean notStarted(Row row) {
         return row.status.isPending() || row.status == TaskStatus.WAITING;
+    }
+
+    @Override
+    public List<TaskView> unstarted(String type, @Nullable String keyPrefix, @Nullable TaskView after, int limit) {
+        // the table's order: unkeyed tasks by id (only without a prefix), then keyed ones by (key, id)
+        Comparator<Row> order = Comparator.comparing((Row row) -> row.key != null)
+            .thenComparing(row -> row.key == null ? "" : row.key).thenComparingLong(row -> row.id);
+        synchronized (lock) {
+            return rows.values().stream()
+                .filter(row -> row.type.equals(type) && notStarted(row))
+                .filter(row -> keyPrefix == null || row.key != null && row.key.startsWith(keyPrefix))
+                .filter(row -> after == null || order.compare(row, keyAndId(after)) > 0)
+                .sorted(order).limit(limit).map(Row::view).toList();
+        }
+    }
+
+    /** A row standing for a cursor: only its key and id are compared. */
+    private static Row keyAndId(TaskView after) {
+        return new Row(after.id(), new NewTask(after.type(), after.key(), "null", 0, TaskStatus.SCHEDULED, null), 0);
+    }
+
+    @Override
+    public List<Long> cancelUnstarted(Collection<Long> ids, long now) {
+        synchronized (lock) {
+            List<Long> cancelled = new ArrayList<>();
+            for (long id : ids) {
+                Row row = rows.get(id);
+                if (row != null && notStarted(row)) {
+                    row.cancel(now);
+                    cancelled.add(id);
+                }
+            }
+            return cancelled;
+        }
+    }
+
+    @Override
+    public List<TaskView> movePending(Collection<Long> ids, long dueAt, long queuedUpTo, long now) {
+        return moved(ids, row -> dueAt, queuedUpTo, now);
+    }
+
+    @Override
+    public List<TaskView> shiftPending(Collection<Long> ids, long shiftMillis, long queuedUpTo, long now) {
+        return moved(ids, row -> row.dueAt + shiftMillis, queuedUpTo, now);
+    }
+
+    private List<TaskView> moved(Collection<Long> ids, ToLongFunction<Row> due, long queuedUpTo, long now) {
+        synchronized (lock) {
+            List<TaskView> moved = new ArrayList<>();
+            for (long id : ids) {
+                Row row = rows.get(id);
+                if (row != null && row.status.isPending()) {
+                    row.dueAt = due.applyAsLong(row);
+                    row.status = row.dueAt <= queuedUpTo ? TaskStatus.QUEUED : TaskStatus.SCHEDULED;
+                    row.updatedAt = now;
+                    moved.add(row.view());
+                }
+            }
+            return moved;
+        }
     }
 
     @Override

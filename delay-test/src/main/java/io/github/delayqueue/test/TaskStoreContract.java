@@ -37,6 +37,7 @@ import org.springframework.dao.DataIntegrityViolationException;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.assertj.core.api.Assertions.tuple;
 
 /**
  * What every {@link TaskStore} must do, whatever holds the rows: the rules the engine builds "at least once", "a claim
@@ -388,6 +389,70 @@ public abstract class TaskStoreContract {
         InsertedTask again = onceMore("k", T0 + 400);
         assertThat(again.id()).as("a new follow-up").isNotIn(first.id(), followUp.id());
         assertThat(store.cancel(again.id(), T0 + 20)).contains("t");
+    }
+
+    // --- bulk operations --------------------------------------------------------------------------------------
+
+    /**
+     * Pages walk a type's unstarted tasks, unkeyed first by id, then by key and id, from any cursor; wildcards in a
+     * prefix are plain characters.
+     */
+    @Test
+    void pagesOfUnstartedTasksWalkATypeByKeyFromACursor() {
+        long unkeyed = insert(task("t", null, T0, TaskStatus.SCHEDULED, null));
+        long b2 = insert(task("t", "b-2", T0, TaskStatus.QUEUED, null));
+        long a1 = insert(task("t", "a-1", T0, TaskStatus.SCHEDULED, null));
+        long b1 = insert(task("t", "b-1", T0, TaskStatus.SCHEDULED, null));
+        long wild = insert(task("t", "b%_x", T0, TaskStatus.SCHEDULED, null));
+        insert(task("other", "b-3", T0, TaskStatus.SCHEDULED, null));
+        long running = insert(task("t", "b-4", T0, TaskStatus.QUEUED, null));
+        store.claimIds(List.of(running), T0, lease("a", T0 + 30_000));
+
+        // keys in binary order: "b%_x" before "b-1" ('%' is 0x25, '-' 0x2D)
+        assertThat(store.unstarted("t", null, null, 10)).extracting(TaskView::id)
+            .containsExactly(unkeyed, a1, wild, b1, b2);
+        List<TaskView> first = store.unstarted("t", "b", null, 2);
+        assertThat(first).extracting(TaskView::id).containsExactly(wild, b1);
+        assertThat(store.unstarted("t", "b", first.get(1), 2)).extracting(TaskView::id).containsExactly(b2);
+        assertThat(store.unstarted("t", null, store.unstarted("t", null, null, 1).get(0), 2)).extracting(TaskView::id)
+            .as("from the unkeyed to the keyed").containsExactly(a1, wild);
+        assertThat(store.unstarted("t", "b%", null, 10)).extracting(TaskView::id).as("% is a character")
+            .containsExactly(wild);
+        assertThat(store.unstarted("t", "", null, 10)).extracting(TaskView::id).as("every keyed task")
+            .containsExactly(a1, wild, b1, b2);
+    }
+
+    @Test
+    void aBulkCancelStopsTheUnstartedOnesAndSaysWhich() {
+        long pending = insert(task("t", "k1", T0, TaskStatus.QUEUED, null));
+        long running = insert(task("t", "k2", T0, TaskStatus.QUEUED, null));
+        store.claimIds(List.of(running), T0, lease("a", T0 + 30_000));
+        InsertedTask followUp = store.insert(List.of(changing("t", "k2", "\"p\"", T0, TaskStatus.QUEUED, null,
+                KeyMode.RUN_ONCE_MORE, NewTask.NO_MAX_DELAY)), T0).get(0);
+
+        assertThat(store.cancelUnstarted(List.of(pending, running, followUp.id(), 999_999L), T0 + 10))
+            .containsExactlyInAnyOrder(pending, followUp.id());
+        assertThat(store.cancelUnstarted(List.of(pending), T0 + 20)).as("once").isEmpty();
+        assertThat(view(running).status()).isEqualTo(TaskStatus.RUNNING);
+        assertThat(view(pending).updatedAt()).isEqualTo(Instant.ofEpochMilli(T0 + 10));
+    }
+
+    @Test
+    void aBulkMoveOrShiftChangesPendingTasksIntoTheTierOfTheirNewTime() {
+        long near = insert(task("t", "k1", T0 + 1_000, TaskStatus.QUEUED, null));
+        long far = insert(task("t", "k2", T0 + 60_000, TaskStatus.SCHEDULED, null));
+        long running = insert(task("t", "k3", T0, TaskStatus.QUEUED, null));
+        store.claimIds(List.of(running), T0, lease("a", T0 + 30_000));
+
+        assertThat(store.shiftPending(List.of(near, far, running), 2_000, T0 + 5_000, T0 + 10))
+            .extracting(TaskView::id, TaskView::status, TaskView::dueAt)
+            .containsExactlyInAnyOrder(tuple(near, TaskStatus.QUEUED, Instant.ofEpochMilli(T0 + 3_000)),
+                    tuple(far, TaskStatus.SCHEDULED, Instant.ofEpochMilli(T0 + 62_000)));
+        assertThat(store.movePending(List.of(near, far, running), T0 + 4_000, T0 + 5_000, T0 + 20))
+            .extracting(TaskView::id, TaskView::status).containsExactlyInAnyOrder(tuple(near, TaskStatus.QUEUED),
+                    tuple(far, TaskStatus.QUEUED));
+        assertThat(view(far).dueAt()).isEqualTo(Instant.ofEpochMilli(T0 + 4_000));
+        assertThat(view(running).dueAt()).as("running: untouched").isEqualTo(Instant.ofEpochMilli(T0));
     }
 
     private InsertedTask onceMore(String key, long dueAt) {
