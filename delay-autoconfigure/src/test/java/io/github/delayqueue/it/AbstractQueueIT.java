@@ -160,8 +160,10 @@ abstract class AbstractQueueIT {
                         String payload = "t" + thread + "-" + i;
                         mine.put(queue.schedule("test.ok", payload, Duration.ofMillis(i % 5 * 50)), payload);
                         if (i % 50 == 0) {
+                            // due well after every thread has scheduled it: a key names one live task, and once
+                            // that task has run the key is free, so a late caller would create a second one
                             shared.add(queue.schedule(TaskRequest.of("test.ok", "shared").key("shared-" + i)
-                                .delay(Duration.ofMillis(200)).build()));
+                                .delay(Duration.ofSeconds(5)).build()));
                         }
                     }
                     return mine;
