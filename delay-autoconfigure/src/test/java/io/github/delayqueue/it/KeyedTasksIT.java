@@ -9,7 +9,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.DelayQueueException;
@@ -76,7 +75,6 @@ class KeyedTasksIT {
         instances = new Instances(journal, "delay.mode=" + mode, "delay.hybrid.threshold=1m");
         List<ConfigurableApplicationContext> contexts = List.of(instances.start(), instances.start());
         Instant base = Instant.now().plusSeconds(3);
-        AtomicInteger deadlocksRetried = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(CALLERS);
         List<Scheduled> answers = new ArrayList<>();
         try {
@@ -91,7 +89,7 @@ class KeyedTasksIT {
                     .dueAt(base.plusMillis(i * 10L)).debounce().build();
                 results.add(pool.submit(() -> {
                     go.await();
-                    return tx == null ? queue.submit(request) : inTransaction(tx, queue, request, deadlocksRetried);
+                    return tx == null ? queue.submit(request) : inTransaction(tx, queue, request);
                 }));
             }
             go.countDown();
@@ -109,8 +107,10 @@ class KeyedTasksIT {
         assertThat(answers).extracting(Scheduled::outcome).containsOnly(Outcome.CREATED, Outcome.EXTENDED);
         assertThat(answers).filteredOn(a -> a.outcome() == Outcome.CREATED).hasSize(1);
         Instant latest = base.plusMillis((CALLERS - 1) * 10L);
+        // never earlier than the latest asked for; later by at most the clock alignment's window (its round trip to
+        // the database, which a loaded machine stretches), well under a second
         assertThat(task.dueAt()).as("the latest asked for, on the queue clock").isBetween(latest,
-                latest.plusMillis(100));
+                latest.plusSeconds(1));
         assertThat(task.status()).isEqualTo(mode.equals("hybrid") ? TaskStatus.QUEUED : TaskStatus.SCHEDULED);
         assertThat(rowsOfKey("cart-1")).isEqualTo(1);
         if (mode.equals("hybrid")) {
@@ -230,8 +230,7 @@ class KeyedTasksIT {
      * inserts wait on one another's row): the database rolls it back, and the caller retries it, as with any
      * deadlock. Outside a transaction the queue retries by itself.
      */
-    private static Scheduled inTransaction(TransactionTemplate tx, DelayQueue queue, TaskRequest request,
-            AtomicInteger deadlocksRetried) {
+    private static Scheduled inTransaction(TransactionTemplate tx, DelayQueue queue, TaskRequest request) {
         for (int attempt = 1;; attempt++) {
             try {
                 return tx.execute(status -> queue.submit(request));
@@ -240,7 +239,6 @@ class KeyedTasksIT {
                 if (!(ex.getCause() instanceof PessimisticLockingFailureException) || attempt == 5) {
                     throw ex;
                 }
-                deadlocksRetried.incrementAndGet();
             }
         }
     }
