@@ -30,6 +30,7 @@ import org.springframework.boot.sql.init.dependency.DatabaseInitializationDepend
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.scheduling.TaskScheduler;
+import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * The delay queue, switched on by {@link EnableDelayQueue} on any configuration class: one
@@ -79,7 +80,8 @@ public final class DelayQueueAutoConfiguration {
             ObjectProvider<TaskEvents> listeners, ObjectProvider<HandlerInvoker> invoker,
             @Qualifier(DelayQueueThreadsConfiguration.SCHEDULER) TaskScheduler scheduler,
             @Qualifier(DelayQueueThreadsConfiguration.HANDLER_EXECUTOR) ObjectProvider<Executor> handlerExecutor,
-            ObjectProvider<DelayQueueRuntimeCustomizer> customizers) {
+            ObjectProvider<DelayQueueRuntimeCustomizer> customizers,
+            ObjectProvider<PlatformTransactionManager> transactionManager) {
         DelayQueueRuntimeBuilder builder = DelayQueueRuntime.builder(queueDataSource(queueDataSource, dataSource))
             .handlerRegistry(handlers.registry())
             .payloadCodec(codec)
@@ -91,6 +93,8 @@ public final class DelayQueueAutoConfiguration {
         }
         listeners.orderedStream().forEach(builder::listener);
         invoker.ifAvailable(builder::handlerInvoker);
+        // the application's, so a transactional handler's own @Transactional and repositories join the queue's
+        transactionManager.ifUnique(builder::handlerTransactionManager);
         handlerExecutor.ifAvailable(builder::handlerExecutor);
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         return builder.build();

@@ -20,7 +20,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * transaction to JDBC code (spring-orm 7, {@code doBegin}): a {@link ConnectionHolder} around a connection handle,
  * neither marked synchronized with the transaction nor transaction-active, on a connection whose auto-commit the JPA
  * provider's begin turned off. JPA itself is not among the test dependencies; this holds the queue to the binding
- * JPA makes, which is what decides whether its writes join. No nesting: every transaction is a new one.
+ * JPA makes, which is what decides whether its writes join. A transaction begun inside one of its own joins it
+ * (propagation {@code REQUIRED}); no other nesting.
  */
 final class JpaStyleTransactionManager extends AbstractPlatformTransactionManager {
 
@@ -35,11 +36,21 @@ final class JpaStyleTransactionManager extends AbstractPlatformTransactionManage
     private static final class Transaction {
 
         @Nullable Connection connection;
+
+        boolean joined;
     }
 
     @Override
     protected Object doGetTransaction() {
-        return new Transaction();
+        Transaction transaction = new Transaction();
+        transaction.joined = TransactionSynchronizationManager.hasResource(dataSource);
+        return transaction;
+    }
+
+    /** A {@code @Transactional} method called inside one of its transactions joins it, as JPA's does. */
+    @Override
+    protected boolean isExistingTransaction(Object transaction) {
+        return ((Transaction) transaction).joined;
     }
 
     @Override

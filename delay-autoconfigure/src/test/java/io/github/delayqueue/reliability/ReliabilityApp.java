@@ -16,6 +16,9 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * The application the fault suite runs: handlers that write every start and end to the test's {@link Journal},
@@ -41,6 +44,9 @@ public class ReliabilityApp {
 
         /** Share of "rel.work" attempts that throw. */
         public static volatile double failureRate = 0.10;
+
+        /** The instance id on which "rel.commit-then-crash" and "rel.write-then-crash" hang once they wrote. */
+        public static final String CRASH_VICTIM = "crash-victim";
 
         /** "rel.forever" blocks on this until the test ends. */
         public static final CountDownLatch forever = new CountDownLatch(1);
@@ -137,6 +143,50 @@ public class ReliabilityApp {
         void forever(String payload, TaskContext context) throws InterruptedException {
             record(context, payload);
             forever.await();
+        }
+
+        /**
+         * Writes a row to {@code rel_effect} (which the test created) in its transaction, which the task's completion
+         * joins; once that has committed, it hangs on the instance {@link #CRASH_VICTIM} until the test kills it: a
+         * crash between the business commit and the end of the handler. Elsewhere it returns.
+         */
+        @Transactional
+        @DelayedHandler(type = "rel.commit-then-crash", maxAttempts = 5)
+        public void commitThenCrash(String payload, TaskContext context) {
+            record(context, payload).end();
+            effect(context);
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void afterCommit() {
+                    hangOnTheVictim();
+                }
+            });
+        }
+
+        /** As {@code rel.commit-then-crash}, without a transaction: its row is committed as it is written. */
+        @DelayedHandler(type = "rel.write-then-crash", maxAttempts = 5)
+        public void writeThenCrash(String payload, TaskContext context) {
+            record(context, payload).end();
+            effect(context);
+            hangOnTheVictim();
+        }
+
+        private void effect(TaskContext context) {
+            new JdbcTemplate(dataSource.getObject()).update(
+                    "INSERT INTO rel_effect (task_id, attempt, instance) VALUES (?, ?, ?)", context.id(),
+                    context.attempt(), instance());
+        }
+
+        /** Until SIGKILL, deaf to the interrupt of a lease that can no longer be renewed. */
+        private void hangOnTheVictim() {
+            while (instance().startsWith(CRASH_VICTIM)) {
+                try {
+                    forever.await();
+                }
+                catch (InterruptedException ex) {
+                    // hang on
+                }
+            }
         }
 
         @DelayedHandler(type = "rel.interrupt", maxAttempts = 1)

@@ -62,4 +62,24 @@ public @interface DelayedHandler {
      * @return the limit; {@code 0} means only the worker pool limits it
      */
     int concurrency() default 0;
+
+    /**
+     * Runs the handler in a transaction of the queue's {@code DataSource} and marks the task {@code SUCCEEDED} in that
+     * same transaction: what the handler writes to that database and the task's completion commit together, so a
+     * crash after the commit never runs the handler again (effectively once), and a handler that throws rolls back
+     * both, whatever its rollback rules, leaving the attempt to the retry policy. Tasks the handler schedules in it
+     * are created only if it commits. If the task's lease was lost meanwhile (another instance may be running it),
+     * the transaction rolls back. The transaction is the application's {@code PlatformTransactionManager}'s, which
+     * must manage the queue's {@code DataSource} (a {@code JdbcTransactionManager} or a {@code JpaTransactionManager}
+     * of it); the queue's own when the application has none.
+     * <p>
+     * Spring's {@code @Transactional} on the method or its class implies it, unless its propagation starts a
+     * transaction of its own ({@code REQUIRES_NEW}) or none ({@code NOT_SUPPORTED}, {@code NEVER}); the handler's
+     * {@code @Transactional} then joins the queue's transaction. What the handler does outside the database (a mail,
+     * a call to another service) stays at least once: it may happen again when the transaction fails to commit.
+     *
+     * @return {@code true} to complete the task in the handler's transaction
+     * @since 0.1.0
+     */
+    boolean transactional() default false;
 }

@@ -4,7 +4,9 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
+import java.util.EnumSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
@@ -17,6 +19,8 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.transaction.annotation.Propagation;
+import org.springframework.transaction.annotation.Transactional;
 
 /**
  * Turns the {@link DelayedHandler} methods of an object (a Spring proxy included) into handlers. Attribute values go
@@ -28,6 +32,10 @@ final class AnnotatedHandlers {
 
     /** A number and an optional unit, as Spring Boot's simple duration style writes them. */
     private static final Pattern SIMPLE = Pattern.compile("^([+-]?\\d+)([a-zA-Z]{0,2})$");
+
+    /** Propagations under which a {@code @Transactional} handler's work would not be in the queue's transaction. */
+    private static final Set<Propagation> SEPARATE = EnumSet.of(Propagation.REQUIRES_NEW, Propagation.NOT_SUPPORTED,
+            Propagation.NEVER);
 
     private AnnotatedHandlers() {
     }
@@ -59,9 +67,29 @@ final class AnnotatedHandlers {
             throw new IllegalStateException(where + ": concurrency must not be negative");
         }
         HandlerSettings settings = new HandlerSettings(annotation.maxAttempts() == 0 ? null : annotation.maxAttempts(),
-                backoff(where, annotation, resolver, defaults), annotation.concurrency());
+                backoff(where, annotation, resolver, defaults), annotation.concurrency(),
+                transactional(where, method, annotation));
         Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
         return new MethodTaskHandler(type, settings, bean, invocable, method);
+    }
+
+    /**
+     * {@code transactional = true}, or Spring's {@code @Transactional} on the method or its class with a propagation
+     * that joins the queue's transaction. A {@code @Transactional} that opens a transaction of its own, or runs
+     * without one, keeps its meaning: the handler completes after it returns, as any other.
+     */
+    private static boolean transactional(String where, Method method, DelayedHandler annotation) {
+        Transactional declared = AnnotatedElementUtils.findMergedAnnotation(method, Transactional.class);
+        if (declared == null) {
+            declared = AnnotatedElementUtils.findMergedAnnotation(method.getDeclaringClass(), Transactional.class);
+        }
+        boolean joins = declared != null && !SEPARATE.contains(declared.propagation());
+        if (annotation.transactional() && declared != null && !joins) {
+            throw new IllegalStateException(where + ": transactional = true needs the handler's work in the queue's "
+                    + "transaction, but its @Transactional(propagation = " + declared.propagation() + ") runs it "
+                    + "outside; use REQUIRED (the default) or drop one of the two");
+        }
+        return annotation.transactional() || joins;
     }
 
     private static @Nullable Backoff backoff(String where, DelayedHandler annotation, UnaryOperator<String> resolver,

@@ -8,6 +8,14 @@ import org.jspecify.annotations.Nullable;
  * @param maxAttempts attempts allowed, or {@code null}
  * @param backoff the retry waits, or {@code null}
  * @param concurrency most tasks of this type running at once on an instance; 0 for no limit beyond the pool
+ * @param transactional whether the handler runs in a transaction of the queue's DataSource that also marks its task
+ *     done ({@code DelayedHandler#transactional}): its database work and the completion commit or roll back together
  */
-public record HandlerSettings(@Nullable Integer maxAttempts, @Nullable Backoff backoff, int concurrency) {
+public record HandlerSettings(@Nullable Integer maxAttempts, @Nullable Backoff backoff, int concurrency,
+        boolean transactional) {
+
+    /** Settings of a handler that completes its tasks after it returns, in a write of the queue's own. */
+    public HandlerSettings(@Nullable Integer maxAttempts, @Nullable Backoff backoff, int concurrency) {
+        this(maxAttempts, backoff, concurrency, false);
+    }
 }

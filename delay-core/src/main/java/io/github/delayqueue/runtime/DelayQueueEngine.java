@@ -16,6 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.scheduling.TaskScheduler;
+import org.springframework.transaction.support.TransactionOperations;
 
 /**
  * The consuming side of an instance, started and stopped by its {@link DelayQueueRuntime}: the dispatcher loop, the
@@ -85,7 +86,7 @@ class DelayQueueEngine {
     DelayQueueEngine(EngineSettings settings, TaskStore store, Indexer indexer,
             HandlerRegistry registry, PayloadCodec codec, RetryPolicy retryPolicy, Tiers tiers, QueueClock clock,
             WakeSignal wake, TaskEvents events, HandlerInvoker invoker, TaskScheduler scheduler,
-            Executor handlerExecutor) {
+            Executor handlerExecutor, @Nullable TransactionOperations handlerTransactions) {
         this.settings = settings;
         this.scheduler = scheduler;
         this.store = store;
@@ -98,7 +99,7 @@ class DelayQueueEngine {
         this.indexWrites = new IndexWrites(indexer, scheduler);
         this.resultWriter = new ResultWriter(store, clock, indexWrites, wake, tiers, events);
         TaskRunner runner = new TaskRunner(registry, codec, retryPolicy, tiers, clock, events, settings.instanceId(),
-                invoker);
+                invoker, store, handlerTransactions);
         this.held = new HeldTasks(clock, worker.lease());
         this.pool = new WorkerPool(worker.threads(), worker.prefetch(), held, registry, runner, resultWriter, clock,
                 scheduler, handlerExecutor);

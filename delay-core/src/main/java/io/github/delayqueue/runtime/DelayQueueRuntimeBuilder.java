@@ -25,9 +25,13 @@ import io.github.delayqueue.store.TaskStore;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.jdbc.support.JdbcTransactionManager;
 import org.springframework.scheduling.TaskScheduler;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionOperations;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Assembles a {@link DelayQueueRuntime}: the one place the queue, the engine, the index and their threads are put
@@ -81,6 +85,8 @@ public final class DelayQueueRuntimeBuilder {
     private final List<TaskEvents> listeners = new ArrayList<>();
 
     private HandlerInvoker invoker = HandlerInvoker.DIRECT;
+
+    private @Nullable PlatformTransactionManager handlerTransactionManager;
 
     private Clock clock = Clock.systemUTC();
 
@@ -283,6 +289,23 @@ public final class DelayQueueRuntimeBuilder {
      */
     public DelayQueueRuntimeBuilder handlerInvoker(HandlerInvoker invoker) {
         this.invoker = Objects.requireNonNull(invoker, "invoker");
+        return this;
+    }
+
+    /**
+     * The transactions that handlers completing in theirs run in ({@code @DelayedHandler(transactional = true)}, or a
+     * {@code @Transactional} handler): the application's transaction manager, so that the handler's own
+     * {@code @Transactional} and the repositories it calls join the transaction the task completes in. It must
+     * manage the queue's DataSource ({@code JdbcTransactionManager}, {@code DataSourceTransactionManager}, or a
+     * {@code JpaTransactionManager} of it); a task whose handler's transaction holds no connection of it fails its
+     * attempt, with an error that says so.
+     *
+     * @param transactionManager default: a {@code JdbcTransactionManager} of the builder's DataSource; with a store
+     *     of one's own and no DataSource, none, and such handlers complete after they return, as any other
+     * @return this builder
+     */
+    public DelayQueueRuntimeBuilder handlerTransactionManager(PlatformTransactionManager transactionManager) {
+        this.handlerTransactionManager = Objects.requireNonNull(transactionManager, "transactionManager");
         return this;
     }
 
@@ -557,7 +580,7 @@ public final class DelayQueueRuntimeBuilder {
             Executor executor = handlerExecutor != null ? handlerExecutor : ownHandlerExecutor(owned);
             engine = new DelayQueueEngine(settings(), taskStore, indexer, handlers, payloadCodec,
                     new RetryPolicy(maxAttempts, backoff), tiers, queueClock, wake, events, invoker, taskScheduler,
-                    executor);
+                    executor, handlerTransactions());
         }
         else if (index != null) {
             // a producer-only instance has no engine to notice that the index is back; this does, once a second
@@ -566,6 +589,12 @@ public final class DelayQueueRuntimeBuilder {
         DeadLetters deadLetters = new DeadLetters(taskInspector, indexer, tiers, queueClock, wake);
         return new DelayQueueRuntime(queue, taskInspector, engine, indexer, tiers, queueClock, deadLetters,
                 jobs, owned, taskScheduler);
+    }
+
+    private @Nullable TransactionOperations handlerTransactions() {
+        PlatformTransactionManager manager = handlerTransactionManager != null ? handlerTransactionManager
+                : dataSource != null ? new JdbcTransactionManager(dataSource) : null;
+        return manager == null ? null : new TransactionTemplate(manager);
     }
 
     private EngineSettings settings() {

@@ -12,8 +12,11 @@ import io.github.delayqueue.handler.RetryPolicy;
 import io.github.delayqueue.handler.TaskHandler;
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.Completion;
+import io.github.delayqueue.store.TaskStore;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
+
+import org.springframework.transaction.support.TransactionOperations;
 
 /**
  * Runs one claimed task on the calling worker thread and decides how it ended: success, a retry at the next
@@ -43,8 +46,14 @@ final class TaskRunner {
 
     private final FailureLog failures;
 
+    private final TaskStore store;
+
+    /** Transactions for handlers that complete in theirs; {@code null}: they run as any other. */
+    private final @Nullable TransactionOperations transactions;
+
     TaskRunner(HandlerRegistry registry, PayloadCodec codec, RetryPolicy retryPolicy, Tiers tiers,
-            QueueClock clock, TaskEvents events, String instanceId, HandlerInvoker invoker) {
+            QueueClock clock, TaskEvents events, String instanceId, HandlerInvoker invoker, TaskStore store,
+            @Nullable TransactionOperations transactions) {
         this.registry = registry;
         this.codec = codec;
         this.retryPolicy = retryPolicy;
@@ -53,6 +62,8 @@ final class TaskRunner {
         this.events = events;
         this.instanceId = instanceId;
         this.invoker = invoker;
+        this.store = store;
+        this.transactions = transactions;
         this.failures = new FailureLog(LoggerFactory.getLogger(TaskRunner.class), clock::now);
     }
 
@@ -102,7 +113,7 @@ final class TaskRunner {
         long started = System.nanoTime();
         Throwable failure = null;
         try {
-            invoker.invoke(handler, payload, context);
+            invoker.invoke(inTransactionIfDeclared(handler, task), payload, context);
         }
         catch (Throwable ex) { // an Error in one handler must not cost the pool a thread
             failure = ex;
@@ -115,11 +126,14 @@ final class TaskRunner {
             events.finished(context, TaskEvents.Outcome.SUCCESS, duration);
             return new Completion.Succeeded(task.id(), task.claim());
         }
-        if (leaseLost.getAsBoolean()) {
+        if (leaseLost.getAsBoolean() || failure instanceof TransactionalRun.ClaimLostException) {
             // the instance's failure, not the handler's: the attempt is not held against the task
             long now = clock.now();
-            String error = "Attempt " + task.attempt() + " was interrupted because instance " + instanceId
-                    + " could not renew its lease: " + describe(failure);
+            String error = failure instanceof TransactionalRun.ClaimLostException
+                    ? "Attempt " + task.attempt() + " on instance " + instanceId + " was rolled back: "
+                            + failure.getMessage()
+                    : "Attempt " + task.attempt() + " was interrupted because instance " + instanceId
+                            + " could not renew its lease: " + describe(failure);
             events.finished(context, TaskEvents.Outcome.RETRY, duration);
             events.attemptFailed(context, TaskEvents.Failure.LEASE_LOST, failure);
             failures.interrupted(task, error);
@@ -127,6 +141,16 @@ final class TaskRunner {
                     error);
         }
         return failed(task, context, handler, failure, duration);
+    }
+
+    /**
+     * A handler that completes in its transaction runs in one; its success is then committed already, and the
+     * completion the result writer sends after it changes nothing (the row is no longer {@code RUNNING}).
+     */
+    private TaskHandler inTransactionIfDeclared(TaskHandler handler, ClaimedTask task) {
+        TransactionOperations tx = transactions;
+        return tx != null && handler.settings().transactional()
+                ? new TransactionalRun(handler, tx, store, task.claimId(), clock) : handler;
     }
 
     /** Something around the handler failed (a listener, the codec): retried at the next backoff like a failure. */

@@ -136,7 +136,7 @@ final class ClaimWrites {
     }
 
     /** {@code leading} values, then the ids of {@code claims}, then their (id, claim) pairs. */
-    private static Object[] claimArgs(List<ClaimId> claims, Object... leading) {
+    static Object[] claimArgs(List<ClaimId> claims, Object... leading) {
         Object[] args = new Object[leading.length + claims.size() * 3];
         System.arraycopy(leading, 0, args, 0, leading.length);
         int p = leading.length;

@@ -342,6 +342,19 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
         });
     }
 
+    @Override
+    public boolean succeedInCallerTransaction(ClaimId claim, long now) {
+        if (!joinsCallerTransaction()) {
+            throw new IllegalStateException("Task " + claim.id() + " cannot complete in its handler's transaction: the "
+                    + "transaction holds no connection of the queue's DataSource (its transaction manager manages "
+                    + "another resource, or none is active). Give the application a JdbcTransactionManager or "
+                    + "JpaTransactionManager of the queue's DataSource, or remove transactional/@Transactional from "
+                    + "the handler");
+        }
+        return jdbc.update(TaskSql.forClaims(TaskSql.MARK_SUCCEEDED, table, 1), ClaimWrites.claimArgs(List.of(claim),
+                now, now)) == 1;
+    }
+
     /** One statement: on the caller's transaction's connection when it joins one, autocommitted otherwise. */
     @Override
     public boolean reschedule(long id, long dueAt, TaskStatus status, long now) {

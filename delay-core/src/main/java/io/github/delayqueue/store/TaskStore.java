@@ -87,6 +87,19 @@ public interface TaskStore {
     void finish(List<Completion> completions, long now);
 
     /**
+     * Marks this claim {@code SUCCEEDED} as part of the caller's transaction, so a transactional handler's work and
+     * its task's completion commit or roll back together: called on the handler's thread, in the transaction the
+     * queue opened around the handler, after the handler returned. {@code false} when the claim is no longer held
+     * (the lease ran out and another instance may run the task): the caller then rolls back. A store that joins no
+     * transaction of the caller's then ({@link #joinsCallerTransaction()}) throws {@link IllegalStateException}
+     * instead of writing on its own, which would make the completion independent of the handler's work.
+     */
+    default boolean succeedInCallerTransaction(ClaimId claim, long now) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot complete a task in its handler's "
+                + "transaction; run transactional handlers on a store that can, such as TaskStore.jdbc");
+    }
+
+    /**
      * Extends the lease of claims still held; returns those it renewed. A claim missing from the answer is lost:
      * its task finished, or another instance took it after its lease ran out.
      */

@@ -10,6 +10,7 @@ import io.github.delayqueue.handler.HandlerRegistry;
 import io.github.delayqueue.handler.JacksonPayloadCodec;
 import io.github.delayqueue.handler.RetryPolicy;
 import io.github.delayqueue.store.UnsupportedTaskStore;
+import io.github.delayqueue.test.InMemoryTaskStore;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -29,7 +30,8 @@ class DispatcherTest {
         HandlerRegistry registry = new HandlerRegistry();
         TaskRunner runner = new TaskRunner(registry, new JacksonPayloadCodec(JsonMapper.builder().build()),
                 new RetryPolicy(3, new Backoff(Duration.ofSeconds(1), 1, Duration.ofSeconds(1))),
-                Tiers.databaseOnly(), clock, TaskEvents.NONE, "test", HandlerInvoker.DIRECT);
+                Tiers.databaseOnly(), clock, TaskEvents.NONE, "test", HandlerInvoker.DIRECT,
+                new InMemoryTaskStore(), null);
         HeldTasks held = new HeldTasks(clock, Duration.ofSeconds(30));
         WorkerPool pool = new WorkerPool(2, 0, held, registry, runner, resultWriter, clock, TestScheduler.SHARED,
                 TestScheduler.handlerThreads());

@@ -116,7 +116,8 @@ class StartMarkTest {
         });
         TaskRunner runner = new TaskRunner(registry, new JacksonPayloadCodec(JsonMapper.builder().build()),
                 new RetryPolicy(3, new Backoff(Duration.ofSeconds(1), 1, Duration.ofSeconds(1))),
-                Tiers.databaseOnly(), clock, TaskEvents.NONE, "test", HandlerInvoker.DIRECT);
+                Tiers.databaseOnly(), clock, TaskEvents.NONE, "test", HandlerInvoker.DIRECT,
+                new InMemoryTaskStore(), null);
         WorkerPool workers = new WorkerPool(2, 0, new HeldTasks(clock, Duration.ofSeconds(30)), registry, runner,
                 writer, clock, TestScheduler.SHARED, TestScheduler.handlerThreads());
         workers.start();

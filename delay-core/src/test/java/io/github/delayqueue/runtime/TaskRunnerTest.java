@@ -19,6 +19,7 @@ import io.github.delayqueue.handler.RetryPolicy;
 import io.github.delayqueue.handler.TaskHandler;
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.Completion;
+import io.github.delayqueue.test.InMemoryTaskStore;
 import io.github.delayqueue.test.SettableClock;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
@@ -91,7 +92,8 @@ class TaskRunnerTest {
         runner = runner(TaskEvents.NONE, new JacksonPayloadCodec(JsonMapper.builder().build()));
         logged = new TaskRunner(registry, new JacksonPayloadCodec(JsonMapper.builder().build()),
                 new RetryPolicy(3, new Backoff(Duration.ofSeconds(10), 1, Duration.ofSeconds(10))),
-                Tiers.databaseOnly(), new QueueClock(time), TaskEvents.NONE, "instance-a", HandlerInvoker.DIRECT);
+                Tiers.databaseOnly(), new QueueClock(time), TaskEvents.NONE, "instance-a", HandlerInvoker.DIRECT,
+                new InMemoryTaskStore(), null);
     }
 
     private interface Body {
@@ -139,7 +141,8 @@ class TaskRunnerTest {
     private TaskRunner runner(TaskEvents events, PayloadCodec codec) {
         return new TaskRunner(registry, codec,
                 new RetryPolicy(3, new Backoff(Duration.ofSeconds(1), 1, Duration.ofSeconds(1))),
-                Tiers.databaseOnly(), new QueueClock(Clock.systemUTC()), events, "instance-a", HandlerInvoker.DIRECT);
+                Tiers.databaseOnly(), new QueueClock(Clock.systemUTC()), events, "instance-a", HandlerInvoker.DIRECT,
+                new InMemoryTaskStore(), null);
     }
 
     @Test

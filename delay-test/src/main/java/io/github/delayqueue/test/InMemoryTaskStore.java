@@ -38,6 +38,8 @@ import io.github.delayqueue.store.TaskTable;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * {@link TaskStore} in memory, for tests that need a store but no database: the compare-and-set rules of the JDBC
@@ -196,6 +198,33 @@ public class InMemoryTaskStore implements TaskStore {
         synchronized (lock) {
             write(completions, now);
         }
+    }
+
+    /**
+     * Inside a Spring transaction with synchronization, the success is written when that transaction commits and not
+     * at all if it rolls back, as the database's would be; outside one, at once. Whether the claim is held is
+     * answered now.
+     */
+    @Override
+    public boolean succeedInCallerTransaction(ClaimId claim, long now) {
+        synchronized (lock) {
+            if (held(claim) == null) {
+                return false;
+            }
+        }
+        List<Completion> success = List.of(new Completion.Succeeded(claim.id(), claim.claim()));
+        if (TransactionSynchronizationManager.isSynchronizationActive()) {
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void afterCommit() {
+                    finish(success, now);
+                }
+            });
+        }
+        else {
+            finish(success, now);
+        }
+        return true;
     }
 
     /** Successes first, then retries, then dead letters, as the database store sends them. */
