@@ -5,6 +5,9 @@ import java.time.Duration;
 import io.github.delayqueue.api.DelayedHandler;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.transaction.annotation.Propagation;
+import org.springframework.transaction.annotation.Transactional;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -44,6 +47,78 @@ class AnnotatedHandlersTest {
             .isInstanceOf(IllegalStateException.class)
             .hasMessageContaining("BadBackoff.handle")
             .hasMessageContaining("soon");
+    }
+
+    @Test
+    void aHandlerCompletesInItsTransactionWhenItSaysSoOrItsTransactionalJoinsTheQueues() {
+        HandlerRegistry registry = new HandlerRegistry();
+        registry.registerAnnotated(new TransactionalHandlers(), value -> value, () -> DEFAULTS);
+
+        assertThat(registry.find("plain").settings().transactional()).as("neither").isFalse();
+        assertThat(registry.find("declared").settings().transactional()).as("transactional = true").isTrue();
+        assertThat(registry.find("spring").settings().transactional()).as("@Transactional").isTrue();
+        assertThat(registry.find("mandatory").settings().transactional()).as("@Transactional(MANDATORY)").isTrue();
+        assertThat(registry.find("own").settings().transactional()).as("@Transactional(REQUIRES_NEW)").isFalse();
+        assertThat(registry.find("none").settings().transactional()).as("@Transactional(NOT_SUPPORTED)").isFalse();
+        HandlerRegistry onClass = new HandlerRegistry();
+        onClass.registerAnnotated(new TransactionalClass(), value -> value, () -> DEFAULTS);
+        assertThat(onClass.find("on-class").settings().transactional()).as("@Transactional on the class").isTrue();
+    }
+
+    @Test
+    void transactionalWithATransactionalThatRunsOutsideTheQueuesIsAnError() {
+        assertThatThrownBy(() -> new HandlerRegistry().registerAnnotated(new Contradiction(), value -> value,
+                () -> DEFAULTS))
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("Contradiction.handle")
+            .hasMessageContaining("REQUIRES_NEW");
+    }
+
+    static class TransactionalHandlers {
+
+        @DelayedHandler(type = "plain")
+        void plain() {
+        }
+
+        @DelayedHandler(type = "declared", transactional = true)
+        void declared() {
+        }
+
+        @Transactional
+        @DelayedHandler(type = "spring")
+        void spring() {
+        }
+
+        @Transactional(propagation = Propagation.MANDATORY)
+        @DelayedHandler(type = "mandatory")
+        void mandatory() {
+        }
+
+        @Transactional(propagation = Propagation.REQUIRES_NEW)
+        @DelayedHandler(type = "own")
+        void own() {
+        }
+
+        @Transactional(propagation = Propagation.NOT_SUPPORTED)
+        @DelayedHandler(type = "none")
+        void none() {
+        }
+    }
+
+    @Transactional
+    static class TransactionalClass {
+
+        @DelayedHandler(type = "on-class")
+        void handle() {
+        }
+    }
+
+    static class Contradiction {
+
+        @Transactional(propagation = Propagation.REQUIRES_NEW)
+        @DelayedHandler(type = "c", transactional = true)
+        void handle() {
+        }
     }
 
     static class Handlers {
