@@ -53,25 +53,33 @@ public class OrderService {
     }
 
     /**
-     * Pays an order waiting for payment. Paying a paid order again changes nothing and returns it.
+     * Pays an order waiting for payment, and schedules its follow-up mail. Paying a paid order again (a payment
+     * provider repeating its notification) changes nothing on the order and returns it, but debounces the mail: it
+     * goes out {@code follow-up-after} past the last payment event that came while it waited, once.
      *
      * @throws OrderNotFoundException if there is no such order
      * @throws OrderCancelledException if the order was cancelled before payment came in
      */
     @Transactional
     public Order pay(long id) {
-        if (orders.markPaid(id, clock.instant())) {
-            OrderRef ref = new OrderRef(id);
-            delayQueue.schedule(TaskRequest.of(FollowUpMails.FOLLOW_UP_MAIL, ref)
-                .key(ref.key())
-                .delay(properties.getFollowUpAfter())
-                .build());
-            events.publishEvent(new OrderPaid(id));
-            return get(id);
-        }
+        boolean paidNow = orders.markPaid(id, clock.instant());
         Order order = get(id);
         if (order.status() == OrderStatus.CANCELLED) {
             throw new OrderCancelledException(order);
+        }
+        OrderRef ref = new OrderRef(id);
+        // a repeated payment event pushes the pending mail out instead of adding one; once the mail went out, the
+        // key is free again, and only a payment that paid the order schedules another
+        if (paidNow || delayQueue.find(FollowUpMails.FOLLOW_UP_MAIL, ref.key())
+            .filter(mail -> mail.status().isPending()).isPresent()) {
+            delayQueue.schedule(TaskRequest.of(FollowUpMails.FOLLOW_UP_MAIL, ref)
+                .key(ref.key())
+                .delay(properties.getFollowUpAfter())
+                .debounce()
+                .build());
+        }
+        if (paidNow) {
+            events.publishEvent(new OrderPaid(id));
         }
         return order;
     }

@@ -9,6 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.event.TransactionalEventListener;
 
 /**
@@ -36,9 +37,13 @@ class OrderTimeouts {
     }
 
     /**
-     * Runs at the order's {@code cancelAt}; running it again, or after payment, changes nothing. The write is fenced
-     * with the task's token, so a run of an instance that stalled past its lease cannot write after a newer run.
+     * Runs at the order's {@code cancelAt}; running it again, or after payment, changes nothing. It completes in the
+     * order's transaction ({@code @Transactional}): the cancellation and the task's completion commit together, so an
+     * instance that dies right after the commit leaves nothing to run again, and a run whose lease was taken over
+     * commits nothing. The write is fenced with the task's token as well, which also holds for a call from outside
+     * the queue.
      */
+    @Transactional
     @DelayedHandler(type = CANCEL_UNPAID, maxAttempts = 5, backoff = "10s", concurrency = 4)
     void cancelUnpaid(OrderRef order, TaskContext task) {
         if (orders.cancelIfUnpaid(order.orderId(), clock.instant(), task.fencingToken())) {

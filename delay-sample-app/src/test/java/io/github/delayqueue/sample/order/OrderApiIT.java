@@ -127,7 +127,13 @@ class OrderApiIT {
 
         sleepUntil(created.cancelAt().plusSeconds(1));
         assertThat(get(created.id()).status()).isEqualTo(OrderStatus.PAID);
+        Instant repeatedAt = Instant.now();
         assertThat(pay(created.id())).as("paying again changes nothing").isEqualTo(get(created.id()));
+        TaskView debounced = queue.find(FollowUpMails.FOLLOW_UP_MAIL, key).orElseThrow();
+        assertThat(debounced.id()).as("still one mail").isEqualTo(followUp.id());
+        assertThat(debounced.dueAt()).as("a day after the repeated payment event")
+            .isAfterOrEqualTo(repeatedAt.plus(Duration.ofDays(1)).minusSeconds(1))
+            .isAfter(followUp.dueAt());
     }
 
     @Test
