@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.delayqueue.api.TaskStatus;
+import io.github.delayqueue.api.TaskView;
 import io.github.delayqueue.test.TaskStoreContract;
 import io.github.delayqueue.testservices.TestDatabase;
 import io.github.delayqueue.testservices.TestServices;
@@ -21,9 +22,11 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /** {@link TaskStoreContract} on the real task table, on the test MariaDB or MySQL. */
 class JdbcTaskStoreContractIT extends TaskStoreContract {
@@ -65,6 +68,11 @@ class JdbcTaskStoreContractIT extends TaskStoreContract {
         return newStore();
     }
 
+    @Override
+    protected PlatformTransactionManager callerTransactions() {
+        return new DataSourceTransactionManager(dataSource);
+    }
+
     private JdbcTaskStore newStore() {
         JdbcTaskStore created = new JdbcTaskStore(dataSource, TABLE);
         stores.add(created);
@@ -93,6 +101,16 @@ class JdbcTaskStoreContractIT extends TaskStoreContract {
      * A caller's REPEATABLE READ transaction inserts keys another instance committed after the transaction's snapshot,
      * alone and among new keys: it is told they existed, and that it created only the new ones.
      */
+    /** Written on a connection of its own, the success would commit apart from the handler's work: refused. */
+    @Test
+    void aSuccessOutsideATransactionOfItsDataSourceIsRefused() {
+        long id = insert(task("t", null, T0, TaskStatus.QUEUED, null));
+        ClaimedTask claimed = store.claimIds(List.of(id), T0, lease("a", T0 + 30_000)).get(0);
+        assertThatIllegalStateException().isThrownBy(() -> store.succeedInCallerTransaction(claimed.claimId(), T0))
+            .withMessageContaining("holds no connection of the queue's DataSource");
+        assertThat(store.find(id)).map(TaskView::status).contains(TaskStatus.RUNNING);
+    }
+
     @Test
     void aKeyCommittedAfterTheCallersSnapshotIsFoundNotCreated() throws Exception {
         TaskStore elsewhere = anotherInstance();

@@ -33,6 +33,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.dao.DataIntegrityViolationException;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.AbstractPlatformTransactionManager;
+import org.springframework.transaction.support.DefaultTransactionStatus;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -69,6 +74,15 @@ public abstract class TaskStoreContract {
 
     /** What the store's clock (the database's) reads now, epoch milliseconds, as the test knows it. */
     protected abstract long expectedStoreTime();
+
+    /**
+     * Transactions that the store's writes join, as a transactional handler's do: for a database store, a
+     * transaction manager of its DataSource. The default has no resource and only runs the transaction's
+     * synchronizations, which is all a store that keeps its rows in memory can join.
+     */
+    protected PlatformTransactionManager callerTransactions() {
+        return new SynchronizationsOnly();
+    }
 
     @BeforeEach
     void emptyTable() {
@@ -162,6 +176,35 @@ public abstract class TaskStoreContract {
             assertThat(store.find("t", key)).map(TaskView::id).as("none live: the latest").contains(second.id());
             assertThat(view(first).status()).as("the finished task is left as it was").isEqualTo(end);
         }
+    }
+
+    /**
+     * A handler that completes in its transaction: the success made in the caller's transaction is written by its
+     * commit, not at all by its rollback, and counts the attempt; a claim no longer held is not completed.
+     */
+    @Test
+    void aSuccessInTheCallersTransactionIsWrittenByItsCommitAndNotByItsRollback() {
+        ClaimedTask committed = store.claimIds(List.of(insert(task("t", null, T0, TaskStatus.QUEUED, null))), T0,
+                lease("a", T0 + 30_000)).get(0);
+        ClaimedTask rolledBack = store.claimIds(List.of(insert(task("t", null, T0, TaskStatus.QUEUED, null))), T0,
+                lease("a", T0 + 30_000)).get(0);
+        TransactionTemplate tx = new TransactionTemplate(callerTransactions());
+
+        Boolean held = tx.execute(status -> store.succeedInCallerTransaction(committed.claimId(), T0 + 10));
+        assertThat(held).isTrue();
+        assertThat(view(committed.id())).extracting(TaskView::status, TaskView::attempts)
+            .containsExactly(TaskStatus.SUCCEEDED, 1);
+        held = tx.execute(status -> {
+            status.setRollbackOnly();
+            return store.succeedInCallerTransaction(rolledBack.claimId(), T0 + 10);
+        });
+        assertThat(held).isTrue();
+        assertThat(view(rolledBack.id()).status()).isEqualTo(TaskStatus.RUNNING);
+
+        store.release(Map.of(rolledBack.claimId(), TaskStatus.QUEUED), T0 + 20);
+        held = tx.execute(status -> store.succeedInCallerTransaction(rolledBack.claimId(), T0 + 30));
+        assertThat(held).as("a claim handed back").isFalse();
+        assertThat(view(rolledBack.id()).status()).isEqualTo(TaskStatus.QUEUED);
     }
 
     @Test
@@ -1000,6 +1043,29 @@ public abstract class TaskStoreContract {
     }
 
     // --- helpers ----------------------------------------------------------------------------------------------
+
+    /** Transactions of no resource: begin, commit and rollback run the synchronizations alone. */
+    private static final class SynchronizationsOnly extends AbstractPlatformTransactionManager {
+
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected Object doGetTransaction() {
+            return new Object();
+        }
+
+        @Override
+        protected void doBegin(Object transaction, TransactionDefinition definition) {
+        }
+
+        @Override
+        protected void doCommit(DefaultTransactionStatus status) {
+        }
+
+        @Override
+        protected void doRollback(DefaultTransactionStatus status) {
+        }
+    }
 
     protected static NewTask task(String type, String key, long dueAt, TaskStatus status, Integer maxAttempts) {
         return new NewTask(type, key, "\"p\"", dueAt, status, maxAttempts);
