@@ -71,11 +71,14 @@ final class ClaimWrites {
                 succeeded.add(s.claimId());
             }
             else if (completion instanceof Completion.Retry r) {
-                retries.add(new Object[] { r.status().name(), r.dueAt(), r.attempts(), TaskTable.fitError(r.error()),
-                        now, r.id(), r.claim() });
+                String error = TaskTable.fitError(r.error());
+                retries.add(new Object[] { r.status().name(), r.dueAt(), r.attempts(), error, now,
+                        ErrorHistory.entry(r.attempts(), now, error), r.id(), r.claim() });
             }
             else if (completion instanceof Completion.Failed f) {
-                failures.add(new Object[] { f.attempts(), TaskTable.fitError(f.error()), now, f.id(), f.claim() });
+                String error = TaskTable.fitError(f.error());
+                failures.add(new Object[] { f.attempts(), error, now, ErrorHistory.entry(f.attempts(), now, error),
+                        f.id(), f.claim() });
             }
         }
         for (List<ClaimId> part : partition(succeeded)) {
