@@ -17,7 +17,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * Writes what became of claims: started, finished, renewed, handed back, or expired. Every write is a compare-and-set
  * on the claim ({@link ClaimId}: the row's id and claim number), so a claim that was lost meanwhile changes nothing.
- * Claims are written up to {@value #MAX_ROWS_PER_STATEMENT} a statement.
+ * Claims are written up to {@value #MAX_ROWS_PER_STATEMENT} a statement. A failure's statement also appends its error
+ * to the task's {@code error_history} ({@link ErrorHistory}), so keeping every attempt's error costs no statement.
  */
 final class ClaimWrites {
 
