@@ -263,14 +263,23 @@ public class DelayQueueEndpoint {
      * @param lastError the last failure
      * @param createdAt when it was scheduled
      * @param updatedAt when its row last changed
+     * @param errors the errors of its latest failed attempts, oldest first ({@link TaskView#errors()})
      */
     public record TaskDescriptor(long id, String type, @Nullable String key, TaskStatus status, Instant dueAt,
             int attempts, @Nullable Integer maxAttempts, @Nullable String lastError, Instant createdAt,
-            Instant updatedAt) implements OperationResponseBody {
+            Instant updatedAt, List<TaskView.FailedAttempt> errors) implements OperationResponseBody {
+
+        /** A task that has not failed. */
+        public TaskDescriptor(long id, String type, @Nullable String key, TaskStatus status, Instant dueAt,
+                int attempts, @Nullable Integer maxAttempts, @Nullable String lastError, Instant createdAt,
+                Instant updatedAt) {
+            this(id, type, key, status, dueAt, attempts, maxAttempts, lastError, createdAt, updatedAt, List.of());
+        }
 
         static TaskDescriptor of(TaskView task) {
             return new TaskDescriptor(task.id(), task.type(), task.key(), task.status(), task.dueAt(),
-                    task.attempts(), task.maxAttempts(), task.lastError(), task.createdAt(), task.updatedAt());
+                    task.attempts(), task.maxAttempts(), task.lastError(), task.createdAt(), task.updatedAt(),
+                    task.errors());
         }
     }
 

@@ -9,9 +9,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Runs each handler inside a Micrometer {@link Observation} named {@code delay.task.execution}, so a tracer sees a
- * span per run (a new trace: the run happens long after, and apart from, the request that scheduled it) and the
- * handler's own observations nest in it. A failure is recorded on the observation and then passed on unchanged, so
- * the engine's retry decision does not depend on observation.
+ * span per run and the handler's own observations nest in it. The run continues the trace that scheduled the task
+ * ({@link TaskExecutionObservationContext} is a receiver context on the trace context stored with the task), however
+ * much later and on whichever instance it runs; a task scheduled outside a trace starts a new one. A failure is
+ * recorded on the observation and then passed on unchanged, so the engine's retry decision does not depend on
+ * observation.
  */
 public final class ObservedHandlerInvoker implements HandlerInvoker {
 

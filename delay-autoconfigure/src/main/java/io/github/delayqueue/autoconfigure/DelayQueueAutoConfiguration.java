@@ -15,6 +15,7 @@ import io.github.delayqueue.index.TimeIndex;
 import io.github.delayqueue.runtime.DelayQueueRuntime;
 import io.github.delayqueue.runtime.DelayQueueRuntimeBuilder;
 import io.github.delayqueue.runtime.TaskEvents;
+import io.github.delayqueue.runtime.TraceContextSource;
 import io.github.delayqueue.store.TaskInspector;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -78,6 +79,7 @@ public final class DelayQueueAutoConfiguration {
             ObjectProvider<DataSource> dataSource, DelayQueueProperties properties, PayloadCodec codec,
             DelayedHandlerRegistrar handlers, ObjectProvider<TimeIndex> index, ObjectProvider<Clock> clock,
             ObjectProvider<TaskEvents> listeners, ObjectProvider<HandlerInvoker> invoker,
+            ObjectProvider<TraceContextSource> traceContext,
             @Qualifier(DelayQueueThreadsConfiguration.SCHEDULER) TaskScheduler scheduler,
             @Qualifier(DelayQueueThreadsConfiguration.HANDLER_EXECUTOR) ObjectProvider<Executor> handlerExecutor,
             ObjectProvider<DelayQueueRuntimeCustomizer> customizers,
@@ -95,6 +97,7 @@ public final class DelayQueueAutoConfiguration {
         invoker.ifAvailable(builder::handlerInvoker);
         // the application's, so a transactional handler's own @Transactional and repositories join the queue's
         transactionManager.ifUnique(builder::handlerTransactionManager);
+        traceContext.ifAvailable(builder::traceContextSource);
         handlerExecutor.ifAvailable(builder::handlerExecutor);
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         return builder.build();

@@ -133,6 +133,8 @@ class DelayQueueEndpointIT {
         TaskView failed = awaitStatus(id, TaskStatus.FAILED);
         assertThat(failed.lastError()).contains("switched off");
         assertThat(http.get("/actuator/delayqueue/" + id).json().get("status").asString()).isEqualTo("FAILED");
+        assertThat(http.get("/actuator/delayqueue/" + id).json().get("errors").get(0).get("error").asString())
+            .as("each attempt's error, in the JSON").contains("switched off");
 
         ObservabilityApp.Handlers.switchFails = false;
         Http.Response rerun = http.post("/actuator/delayqueue/" + id, "{\"action\":\"rerun\"}");

@@ -12,6 +12,7 @@ import io.github.delayqueue.actuate.DelayQueueEndpoint.BucketDescriptor;
 import io.github.delayqueue.actuate.DelayQueueEndpoint.QueueDescriptor;
 import io.github.delayqueue.actuate.DelayQueueEndpoint.TaskDescriptor;
 import io.github.delayqueue.api.TaskStatus;
+import io.github.delayqueue.api.TaskView;
 import io.github.delayqueue.runtime.DelayQueueRuntime;
 import io.github.delayqueue.runtime.DelayQueueRuntimeBuilder;
 import io.github.delayqueue.runtime.TestScheduler;
@@ -199,6 +200,8 @@ class DelayQueueEndpointTests {
         assertThat(rerun.task().attempts()).isZero();
         assertThat(rerun.task().dueAt()).isEqualTo(Instant.ofEpochMilli(T0));
         assertThat(rerun.task().lastError()).as("kept until the next attempt").isEqualTo("boom");
+        assertThat(rerun.task().errors()).as("the history stays").extracting(TaskView.FailedAttempt::error)
+            .containsExactly("boom");
     }
 
     @Test

@@ -50,7 +50,8 @@ class ArchitectureTest {
             BASE + ".runtime.DelayQueueRuntime", BASE + ".runtime.DelayQueueRuntimeBuilder",
             BASE + ".runtime.QueueClock",
             // extension points: handlers, their retries, payloads, listeners
-            BASE + ".runtime.TaskEvents", BASE + ".handler.Backoff", BASE + ".handler.HandlerInvoker",
+            BASE + ".runtime.TaskEvents", BASE + ".runtime.TraceContextSource", BASE + ".handler.Backoff",
+            BASE + ".handler.HandlerInvoker",
             BASE + ".handler.HandlerRegistry", BASE + ".handler.HandlerSettings", BASE + ".handler.TaskHandler",
             BASE + ".handler.RetryPolicy", BASE + ".handler.PayloadCodec", BASE + ".handler.JacksonPayloadCodec",
             BASE + ".handler.PayloadBindingException",

@@ -82,7 +82,7 @@ class DelayQueueAotTests {
         RuntimeHints hints = new RuntimeHints();
         new DelayQueueRuntimeHints().registerHints(hints, getClass().getClassLoader());
         List<String> resources = resources(DelayQueueRuntimeHints.LUA_SCRIPTS, DelayQueueRuntimeHints.MIGRATIONS);
-        assertThat(resources).hasSize(8).contains("io/github/delayqueue/index/pop.lua",
+        assertThat(resources).hasSize(9).contains("io/github/delayqueue/index/pop.lua",
                 "db/delay/migration/V1__create_delay_task.sql");
         for (String resource : resources) {
             assertThat(RuntimeHintsPredicates.resource().forResource(resource)).as(resource).accepts(hints);

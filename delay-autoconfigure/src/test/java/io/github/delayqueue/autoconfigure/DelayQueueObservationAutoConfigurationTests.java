@@ -1,6 +1,7 @@
 package io.github.delayqueue.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
 
 import io.github.delayqueue.actuate.DefaultTaskExecutionObservationConvention;
 import io.github.delayqueue.actuate.ObservedHandlerInvoker;
@@ -10,9 +11,19 @@ import io.github.delayqueue.api.EnableDelayQueue;
 import io.github.delayqueue.autoconfigure.QueueContexts.Enabled;
 import io.github.delayqueue.autoconfigure.QueueContexts.NotEnabled;
 import io.github.delayqueue.handler.HandlerInvoker;
+import io.github.delayqueue.runtime.TraceContextSource;
+import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistryAssert;
+import io.micrometer.tracing.Span;
+import io.micrometer.tracing.Tracer;
+import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
+import io.micrometer.tracing.handler.PropagatingReceiverTracingObservationHandler;
+import io.micrometer.tracing.handler.PropagatingSenderTracingObservationHandler;
+import io.micrometer.tracing.propagation.Propagator;
+import io.micrometer.tracing.test.simple.SimpleSpan;
+import io.micrometer.tracing.test.simple.SimpleTracer;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -63,6 +74,74 @@ class DelayQueueObservationAutoConfigurationTests {
                     .hasObservationWithNameEqualTo(DefaultTaskExecutionObservationConvention.NAME)
                     .that()
                     .hasBeenStopped());
+            });
+    }
+
+    /**
+     * With a tracer, the trace that scheduled a task spans its run: the run's span has the scheduling span's trace id
+     * and that span as its parent, though it runs later on a worker thread. A task scheduled outside a span starts a
+     * trace of its own.
+     */
+    @Test
+    void withATracerTheRunContinuesTheTraceThatScheduledTheTask() {
+        SimpleTracer tracer = new SimpleTracer();
+        Propagator propagator = new W3cTestPropagator(tracer);
+        ObservationRegistry registry = ObservationRegistry.create();
+        // as Spring Boot's tracing auto-configuration registers them: receiver, sender, then the default handler
+        registry.observationConfig().observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(
+                new PropagatingReceiverTracingObservationHandler<>(tracer, propagator),
+                new PropagatingSenderTracingObservationHandler<>(tracer, propagator),
+                new DefaultTracingObservationHandler(tracer)));
+        runner.withUserConfiguration(WithHandler.class)
+            .withBean(ObservationRegistry.class, () -> registry)
+            .withBean(Tracer.class, () -> tracer)
+            .withBean(Propagator.class, () -> propagator)
+            .withPropertyValues("delay.worker.enabled=true", "delay.worker.shutdown-timeout=1s")
+            .run(context -> {
+                assertThat(context).hasSingleBean(TraceContextSource.class);
+                DelayQueue queue = context.getBean(DelayQueue.class);
+                Span checkout = tracer.nextSpan().name("checkout").start();
+                try (Tracer.SpanInScope scope = tracer.withSpan(checkout)) {
+                    queue.schedule("greet", "Ada", Duration.ZERO);
+                }
+                finally {
+                    checkout.end();
+                }
+                queue.schedule("greet", "Grace", Duration.ZERO);
+
+                await().atMost(Duration.ofSeconds(10)).until(() -> runs(tracer).size() == 2);
+                SimpleSpan traced = runs(tracer).stream()
+                    .filter(run -> run.getTraceId().equals(checkout.context().traceId()))
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError("no run in the scheduling trace: " + runs(tracer)));
+                assertThat(traced.getParentId()).as("the scheduling span").isEqualTo(checkout.context().spanId());
+                assertThat(traced.getSpanId()).isNotEqualTo(checkout.context().spanId());
+                assertThat(runs(tracer)).filteredOn(run -> run != traced).singleElement()
+                    .satisfies(own -> assertThat(own.getTraceId()).as("a trace of its own")
+                        .isNotEqualTo(checkout.context().traceId()));
+            });
+    }
+
+    /** The spans of finished runs. */
+    private static List<SimpleSpan> runs(SimpleTracer tracer) {
+        return tracer.getSpans().stream()
+            .filter(span -> "delay greet".equals(span.getName()) && span.getEndTimestamp().toEpochMilli() > 0)
+            .toList();
+    }
+
+    @Test
+    void withoutATracerTasksCarryNoTrace() {
+        runner.withUserConfiguration(Enabled.class)
+            .withBean(ObservationRegistry.class, ObservationRegistry::create)
+            .run(context -> assertThat(context).doesNotHaveBean(TraceContextSource.class));
+        runner.withUserConfiguration(Enabled.class)
+            .withBean(ObservationRegistry.class, ObservationRegistry::create)
+            .withBean(Tracer.class, SimpleTracer::new)
+            .withBean(Propagator.class, () -> Propagator.NOOP)
+            .withClassLoader(new FilteredClassLoader("io.micrometer.tracing"))
+            .run(context -> {
+                assertThat(context).hasNotFailed();
+                assertThat(context).doesNotHaveBean(TraceContextSource.class);
             });
     }
 

@@ -282,6 +282,11 @@ abstract class AbstractQueueIT {
         TaskView dead = awaitStatus(queue, failing, TaskStatus.FAILED, 15);
         assertThat(dead.attempts()).isEqualTo(3);
         assertThat(dead.lastError()).contains("java.lang.IllegalStateException: boom x").contains("3 of 3");
+        assertThat(dead.errors()).as("every attempt's error").extracting(TaskView.FailedAttempt::attempt)
+            .containsExactly(1, 2, 3);
+        assertThat(dead.errors().get(0).error()).contains("Attempt 1 of 3 failed").contains("boom x");
+        assertThat(dead.errors().get(2).error()).isEqualTo(dead.lastError());
+        assertThat(done.errors()).as("a success adds nothing").hasSize(2);
         List<Journal.Start> starts = journal.startsOf(failing);
         assertThat(starts).hasSize(3);
         // backoff 200ms, multiplier 2: the second attempt waits >= 200ms, the third >= 400ms

@@ -123,6 +123,7 @@ final class RawClaims {
                 rs.getInt("max_attempts");
                 long claims = rs.getLong("claims");
                 rs.getLong("created_at");
+                rs.getString("trace_context");
                 ids.add(new Claim(id, claims + 1));
             }
         }

@@ -61,6 +61,7 @@ final class RawInsert {
                 ps.setNull(p++, Types.INTEGER);
                 ps.setLong(p++, now);
                 ps.setLong(p++, now);
+                ps.setNull(p++, Types.VARCHAR);
             }
             return execute(connection, ps, rows);
         }

@@ -13,15 +13,16 @@ import java.util.Collections;
 final class RawSql {
 
     static final String CLAIM_COLUMNS = "id, task_type, task_key, payload, due_at, attempts, max_attempts, "
-            + "claims, created_at";
+            + "claims, created_at, trace_context";
 
     /** The plain (unkeyed) insert of new tasks, {@link #INSERT_ROW} a row. */
     static final String INSERT = """
             INSERT INTO %1$s
-                (task_type, task_key, payload, due_at, status, attempts, max_attempts, created_at, updated_at)
+                (task_type, task_key, payload, due_at, status, attempts, max_attempts, created_at, updated_at,
+                trace_context)
             VALUES %2$s""";
 
-    static final String INSERT_ROW = "(?, ?, ?, ?, ?, 0, ?, ?, ?)";
+    static final String INSERT_ROW = "(?, ?, ?, ?, ?, 0, ?, ?, ?, ?)";
 
     /** MariaDB: the insert names the ids of its rows. */
     static final String RETURNING_ID = " RETURNING id";

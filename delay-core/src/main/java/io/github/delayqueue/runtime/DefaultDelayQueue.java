@@ -63,12 +63,21 @@ class DefaultDelayQueue implements DelayQueue {
 
     private final InsertBatcher batcher;
 
+    private final TraceContextSource traces;
+
     private final UnjoinedTransactions unjoined = new UnjoinedTransactions();
 
     /** @param maxPayloadBytes the largest payload accepted, as JSON in UTF-8 ({@code delay.payload.max-size}) */
     public DefaultDelayQueue(TaskStore store, Indexer indexer, PayloadCodec codec, long maxPayloadBytes,
             Tiers tiers, QueueClock clock, WakeSignal wake, TaskEvents events) {
+        this(store, indexer, codec, maxPayloadBytes, tiers, clock, wake, events, TraceContextSource.NONE);
+    }
+
+    /** @param traces the trace each call's tasks carry to their runs */
+    public DefaultDelayQueue(TaskStore store, Indexer indexer, PayloadCodec codec, long maxPayloadBytes,
+            Tiers tiers, QueueClock clock, WakeSignal wake, TaskEvents events, TraceContextSource traces) {
         this.store = store;
+        this.traces = traces;
         this.indexer = indexer;
         this.codec = codec;
         this.validator = new TaskValidator(maxPayloadBytes);
@@ -113,9 +122,10 @@ class DefaultDelayQueue implements DelayQueue {
         // The high end of the clock's window: a due time computed from it is never early on the reference clock,
         // whichever way this instance's and the consumer's offsets err.
         long now = clock.latestNow();
+        String trace = TraceHeaders.capture(traces); // once a call: its tasks are scheduled in one trace
         List<NewTask> tasks = new ArrayList<>(requests.size());
         for (TaskRequest request : requests) {
-            tasks.add(toNewTask(requireArgument(request, "a request in the collection"), now));
+            tasks.add(toNewTask(requireArgument(request, "a request in the collection"), now, trace));
         }
         String what = "schedule " + tasks.size() + " task(s)";
         boolean joined = joinsCallerTransaction(what, () -> "Scheduling a task of type '" + tasks.get(0).type() + "'");
@@ -178,7 +188,7 @@ class DefaultDelayQueue implements DelayQueue {
         }
     }
 
-    private NewTask toNewTask(TaskRequest request, long now) {
+    private NewTask toNewTask(TaskRequest request, long now, @Nullable String trace) {
         validator.checkType(request.type());
         validator.checkKey(request.key());
         validator.checkMaxAttempts(request.maxAttempts());
@@ -189,7 +199,7 @@ class DefaultDelayQueue implements DelayQueue {
         Duration maxDelay = request.maxDelay();
         return new NewTask(request.type(), request.key(), payload, dueAt, tiers.statusFor(dueAt, now),
                 request.maxAttempts(), request.keyMode(),
-                maxDelay == null ? NewTask.NO_MAX_DELAY : maxDelay.toMillis(), tiers.queuedUpTo(now));
+                maxDelay == null ? NewTask.NO_MAX_DELAY : maxDelay.toMillis(), tiers.queuedUpTo(now), trace);
     }
 
     @Override

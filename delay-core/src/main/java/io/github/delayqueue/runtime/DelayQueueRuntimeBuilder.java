@@ -88,6 +88,8 @@ public final class DelayQueueRuntimeBuilder {
 
     private @Nullable PlatformTransactionManager handlerTransactionManager;
 
+    private TraceContextSource traceContextSource = TraceContextSource.NONE;
+
     private Clock clock = Clock.systemUTC();
 
     private @Nullable Duration databaseClockAlignment = Duration.ofMinutes(1);
@@ -306,6 +308,18 @@ public final class DelayQueueRuntimeBuilder {
      */
     public DelayQueueRuntimeBuilder handlerTransactionManager(PlatformTransactionManager transactionManager) {
         this.handlerTransactionManager = Objects.requireNonNull(transactionManager, "transactionManager");
+        return this;
+    }
+
+    /**
+     * Where each scheduling call finds the trace it runs in, which its tasks store and their runs continue (default:
+     * none, the runs start traces of their own).
+     *
+     * @param source the trace context source
+     * @return this builder
+     */
+    public DelayQueueRuntimeBuilder traceContextSource(TraceContextSource source) {
+        this.traceContextSource = Objects.requireNonNull(source, "source");
         return this;
     }
 
@@ -574,7 +588,7 @@ public final class DelayQueueRuntimeBuilder {
                 : new JacksonPayloadCodec(JsonMapper.builder().findAndAddModules().build(), true);
         annotatedHandlers.forEach(bean -> handlers.registerAnnotated(bean, UnaryOperator.identity(), () -> backoff));
         DefaultDelayQueue queue = new DefaultDelayQueue(taskStore, indexer, payloadCodec, maxPayloadBytes, tiers,
-                queueClock, wake, events);
+                queueClock, wake, events, traceContextSource);
         DelayQueueEngine engine = null;
         if (runsTasks) {
             Executor executor = handlerExecutor != null ? handlerExecutor : ownHandlerExecutor(owned);

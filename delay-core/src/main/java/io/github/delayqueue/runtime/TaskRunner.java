@@ -187,7 +187,7 @@ final class TaskRunner {
 
     private static TaskContext context(ClaimedTask task) {
         return new TaskContext(task.id(), task.type(), task.key(), task.attempt(), Instant.ofEpochMilli(task.dueAt()),
-                Instant.ofEpochMilli(task.createdAt()), task.claim());
+                Instant.ofEpochMilli(task.createdAt()), task.claim(), TraceHeaders.decode(task.traceContext()));
     }
 
     private @Nullable Object bind(ClaimedTask task, TaskHandler handler) {

@@ -17,7 +17,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * Writes what became of claims: started, finished, renewed, handed back, or expired. Every write is a compare-and-set
  * on the claim ({@link ClaimId}: the row's id and claim number), so a claim that was lost meanwhile changes nothing.
- * Claims are written up to {@value #MAX_ROWS_PER_STATEMENT} a statement.
+ * Claims are written up to {@value #MAX_ROWS_PER_STATEMENT} a statement. A failure's statement also appends its error
+ * to the task's {@code error_history} ({@link ErrorHistory}), so keeping every attempt's error costs no statement.
  */
 final class ClaimWrites {
 
@@ -71,11 +72,14 @@ final class ClaimWrites {
                 succeeded.add(s.claimId());
             }
             else if (completion instanceof Completion.Retry r) {
-                retries.add(new Object[] { r.status().name(), r.dueAt(), r.attempts(), TaskTable.fitError(r.error()),
-                        now, r.id(), r.claim() });
+                String error = TaskTable.fitError(r.error());
+                retries.add(new Object[] { r.status().name(), r.dueAt(), r.attempts(), error, now,
+                        ErrorHistory.entry(r.attempts(), now, error), r.id(), r.claim() });
             }
             else if (completion instanceof Completion.Failed f) {
-                failures.add(new Object[] { f.attempts(), TaskTable.fitError(f.error()), now, f.id(), f.claim() });
+                String error = TaskTable.fitError(f.error());
+                failures.add(new Object[] { f.attempts(), error, now, ErrorHistory.entry(f.attempts(), now, error),
+                        f.id(), f.claim() });
             }
         }
         for (List<ClaimId> part : partition(succeeded)) {

@@ -15,9 +15,17 @@ import org.jspecify.annotations.Nullable;
  * @param maxAttempts attempts allowed for this task alone, or {@code null} for the handler's setting
  * @param createdAt when it was scheduled, epoch milliseconds
  * @param claim the number of this claim (see {@link ClaimId})
+ * @param traceContext the trace context stored with the task when it was scheduled ({@link NewTask#traceContext()}),
+ *     or {@code null}
  */
 public record ClaimedTask(long id, String type, @Nullable String key, String payload, long dueAt, int attempt,
-        @Nullable Integer maxAttempts, long createdAt, long claim) {
+        @Nullable Integer maxAttempts, long createdAt, long claim, @Nullable String traceContext) {
+
+    /** A task scheduled outside a trace. */
+    public ClaimedTask(long id, String type, @Nullable String key, String payload, long dueAt, int attempt,
+            @Nullable Integer maxAttempts, long createdAt, long claim) {
+        this(id, type, key, payload, dueAt, attempt, maxAttempts, createdAt, claim, null);
+    }
 
     public ClaimId claimId() {
         return new ClaimId(id, claim);

@@ -181,7 +181,7 @@ final class InsertBatch {
      */
     private @Nullable InsertedTask followUp(JdbcTemplate jdbc, NewTask task) {
         NewTask waiting = new NewTask(task.type(), task.key(), task.payload(), task.dueAt(), TaskStatus.WAITING,
-                task.maxAttempts(), task.keyMode(), task.maxDelayMillis(), task.queuedUpTo());
+                task.maxAttempts(), task.keyMode(), task.maxDelayMillis(), task.queuedUpTo(), task.traceContext());
         try {
             long id = insertTasks(jdbc, List.of(waiting)).get(0);
             return new InsertedTask(id, Scheduled.Outcome.QUEUED_AFTER_RUNNING, TaskStatus.WAITING, task.dueAt());
@@ -389,6 +389,12 @@ final class InsertBatch {
             }
             ps.setLong(p++, now);
             ps.setLong(p++, now);
+            if (task.traceContext() == null) {
+                ps.setNull(p++, Types.VARCHAR);
+            }
+            else {
+                ps.setString(p++, task.traceContext());
+            }
         }
     }
 

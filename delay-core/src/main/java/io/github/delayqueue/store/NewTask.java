@@ -17,12 +17,23 @@ import org.jspecify.annotations.Nullable;
  * @param maxDelayMillis for {@link KeyMode#DEBOUNCE}: the latest due time is the key's task's creation plus this
  * @param queuedUpTo the latest due time that goes to the near tier ({@link TaskStatus#QUEUED}) at this call, for a
  *     due time the store works out itself (a debounce); {@link Long#MIN_VALUE} when there is no near tier
+ * @param traceContext the trace the task is scheduled in, as text of at most
+ *     {@link TaskTable#MAX_TRACE_CONTEXT_LENGTH} characters that the store keeps as it is and gives back with the
+ *     claim ({@link ClaimedTask#traceContext()}); {@code null} outside a trace. A change of a key's pending task
+ *     (replace, debounce) keeps the trace of the request that created it
  */
 public record NewTask(String type, @Nullable String key, String payload, long dueAt, TaskStatus status,
-        @Nullable Integer maxAttempts, KeyMode keyMode, long maxDelayMillis, long queuedUpTo) {
+        @Nullable Integer maxAttempts, KeyMode keyMode, long maxDelayMillis, long queuedUpTo,
+        @Nullable String traceContext) {
 
     /** No limit on how far a debounce pushes a task out. */
     public static final long NO_MAX_DELAY = Long.MAX_VALUE;
+
+    /** A task scheduled outside a trace. */
+    public NewTask(String type, @Nullable String key, String payload, long dueAt, TaskStatus status,
+            @Nullable Integer maxAttempts, KeyMode keyMode, long maxDelayMillis, long queuedUpTo) {
+        this(type, key, payload, dueAt, status, maxAttempts, keyMode, maxDelayMillis, queuedUpTo, null);
+    }
 
     /** A task that keeps the key's live task, if there is one. */
     public NewTask(String type, @Nullable String key, String payload, long dueAt, TaskStatus status,

@@ -54,7 +54,8 @@ public interface TaskInspector {
 
     /**
      * Makes a {@code FAILED} task pending again in {@code status}, due at {@code dueAt}, with its attempts reset and
-     * its last error kept until the next attempt; {@code false} when it was not {@code FAILED}.
+     * its last error kept until the next attempt (and its error history, to which later failures add); {@code false}
+     * when it was not {@code FAILED}.
      */
     boolean rerunFailed(long id, TaskStatus status, long dueAt, long now);
 

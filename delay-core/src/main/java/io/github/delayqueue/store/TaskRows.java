@@ -35,7 +35,7 @@ final class TaskRows {
             rs.getString("task_type"), rs.getString("task_key"), status(rs),
             Instant.ofEpochMilli(rs.getLong("due_at")), rs.getInt("attempts"), nullableInt(rs, "max_attempts"),
             rs.getString("last_error"), Instant.ofEpochMilli(rs.getLong("created_at")),
-            Instant.ofEpochMilli(rs.getLong("updated_at")));
+            Instant.ofEpochMilli(rs.getLong("updated_at")), ErrorHistory.read(rs.getString("error_history")));
 
     private TaskRows() {
     }
@@ -44,7 +44,8 @@ final class TaskRows {
     private static RowMapper<ClaimedTask> claimed(int claimsSinceRead) {
         return (rs, row) -> new ClaimedTask(rs.getLong("id"), rs.getString("task_type"), rs.getString("task_key"),
                 rs.getString("payload"), rs.getLong("due_at"), rs.getInt("attempts") + 1,
-                nullableInt(rs, "max_attempts"), rs.getLong("created_at"), rs.getLong("claims") + claimsSinceRead);
+                nullableInt(rs, "max_attempts"), rs.getLong("created_at"), rs.getLong("claims") + claimsSinceRead,
+                rs.getString("trace_context"));
     }
 
     /** The row's status; a value edited in by hand that is none of ours is an error naming the row. */

@@ -13,17 +13,18 @@ import java.util.Collections;
 final class TaskSql {
 
     static final String COLUMNS = "id, task_type, task_key, payload, due_at, status, attempts, max_attempts, "
-            + "last_error, created_at, updated_at";
+            + "last_error, created_at, updated_at, error_history";
 
     static final String CLAIM_COLUMNS = "id, task_type, task_key, payload, due_at, attempts, max_attempts, claims, "
-            + "created_at";
+            + "created_at, trace_context";
 
     static final String INSERT = """
             INSERT INTO %1$s
-                (task_type, task_key, payload, due_at, status, attempts, max_attempts, created_at, updated_at)
+                (task_type, task_key, payload, due_at, status, attempts, max_attempts, created_at, updated_at,
+                trace_context)
             VALUES %2$s""";
 
-    static final String INSERT_ROW = "(?, ?, ?, ?, ?, 0, ?, ?, ?)";
+    static final String INSERT_ROW = "(?, ?, ?, ?, ?, 0, ?, ?, ?, ?)";
 
     /** MariaDB returns the ids of a multi-row insert in row order; MySQL has no {@code RETURNING}. */
     static final String RETURNING_ID = " RETURNING id";
@@ -79,14 +80,22 @@ final class TaskSql {
                 started_at = COALESCE(started_at, ?), updated_at = ?
             WHERE id IN (%2$s) AND (id, claims) IN (%3$s) AND status = 'RUNNING'""";
 
+    /**
+     * The failure's line ({@link ErrorHistory#entry}) appended to {@code error_history}, of which the last
+     * {@link TaskTable#MAX_ERROR_HISTORY} lines are kept: in the failure's own statement, so it costs no round trip
+     * and is written exactly when the compare-and-set wins. {@code CONCAT_WS} skips a {@code NULL} history.
+     */
+    static final String APPEND_ERROR = "    error_history = SUBSTRING_INDEX(CONCAT_WS(CHAR(10 USING utf8mb4), "
+            + "error_history, ?), CHAR(10 USING utf8mb4), -" + TaskTable.MAX_ERROR_HISTORY + ")";
+
     static final String MARK_RETRY = """
             UPDATE %1$s SET status = ?, due_at = ?, owner = NULL, lease_until = NULL, started_at = NULL, attempts = ?,
-                last_error = ?, updated_at = ?
-            WHERE id = ? AND claims = ? AND status = 'RUNNING'""";
+                last_error = ?, updated_at = ?,
+            """ + APPEND_ERROR + "\nWHERE id = ? AND claims = ? AND status = 'RUNNING'";
 
     static final String MARK_FAILED = """
-            UPDATE %1$s SET status = 'FAILED', lease_until = NULL, attempts = ?, last_error = ?, updated_at = ?
-            WHERE id = ? AND claims = ? AND status = 'RUNNING'""";
+            UPDATE %1$s SET status = 'FAILED', lease_until = NULL, attempts = ?, last_error = ?, updated_at = ?,
+            """ + APPEND_ERROR + "\nWHERE id = ? AND claims = ? AND status = 'RUNNING'";
 
     /** Leaves {@code updated_at} alone: it says when the status last changed, which the purge goes by. */
     static final String EXTEND_LEASES = """

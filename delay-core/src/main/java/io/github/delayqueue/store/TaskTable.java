@@ -18,6 +18,20 @@ public final class TaskTable {
     /** Length of {@code last_error}; longer messages are cut ({@link #fitError}). */
     public static final int MAX_ERROR_LENGTH = 2000;
 
+    /**
+     * Failed attempts whose errors {@code error_history} keeps, the latest ones, each cut as {@code last_error} is.
+     * Ten holds every attempt of a task with the default three attempts, or with any setting up to ten, lease
+     * recoveries included; a task that fails more often keeps its latest ten, which bounds what one row holds (ten
+     * errors of at most {@value #MAX_ERROR_LENGTH} characters) and what each failure rewrites.
+     */
+    public static final int MAX_ERROR_HISTORY = 10;
+
+    /**
+     * Length of {@code trace_context}: a W3C {@code traceparent} takes 55 characters, which leaves room for a
+     * {@code tracestate} and some baggage. Headers beyond it are left out, the {@code traceparent} never.
+     */
+    public static final int MAX_TRACE_CONTEXT_LENGTH = 1024;
+
     /** Largest payload the {@code MEDIUMTEXT} column holds, in bytes. */
     public static final long MAX_PAYLOAD_BYTES = 16L * 1024 * 1024 - 1;
 

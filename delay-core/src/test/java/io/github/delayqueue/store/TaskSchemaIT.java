@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 class TaskSchemaIT {
 
     /** The migrations in {@code db/delay/migration}. */
-    private static final int MIGRATIONS = 3;
+    private static final int MIGRATIONS = 4;
 
     @Test
     void createsTheTaskTableWithItsColumnsAndIndexes() {
@@ -35,7 +35,7 @@ class TaskSchemaIT {
                 db.name());
         assertThat(columns).containsExactly("id", "task_type", "task_key", "live_key", "waiting_key", "payload",
                 "due_at", "status", "attempts", "max_attempts", "claims", "owner", "lease_until", "started_at",
-                "last_error", "created_at", "updated_at");
+                "last_error", "created_at", "updated_at", "trace_context", "error_history");
         List<String> statusIndex = jdbc.queryForList("SELECT column_name FROM information_schema.statistics "
                 + "WHERE table_schema = ? AND table_name = 'delay_task' AND index_name = 'delay_task_status_due' "
                 + "ORDER BY seq_in_index", String.class, db.name());

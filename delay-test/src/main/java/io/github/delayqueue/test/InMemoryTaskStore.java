@@ -2,9 +2,11 @@ package io.github.delayqueue.test;
 
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -96,7 +98,8 @@ public class InMemoryTaskStore implements TaskStore {
                     Row waiting = waitingOf(task.type(), task.key());
                     if (waiting == null) {
                         waiting = store(new NewTask(task.type(), task.key(), task.payload(), task.dueAt(),
-                                TaskStatus.WAITING, task.maxAttempts()), now);
+                                TaskStatus.WAITING, task.maxAttempts(), task.keyMode(), task.maxDelayMillis(),
+                                task.queuedUpTo(), task.traceContext()), now);
                     }
                     inserted.add(new InsertedTask(waiting.id, Scheduled.Outcome.QUEUED_AFTER_RUNNING, waiting.status,
                             waiting.dueAt));
@@ -250,7 +253,7 @@ public class InMemoryTaskStore implements TaskStore {
                 row.leaseUntil = null;
                 row.startedAt = null;
                 row.attempts = retry.attempts();
-                row.lastError = TaskTable.fitError(retry.error());
+                row.failed(retry.attempts(), now, retry.error());
                 row.updatedAt = now;
             }
         }
@@ -260,7 +263,7 @@ public class InMemoryTaskStore implements TaskStore {
                 row.status = TaskStatus.FAILED;
                 row.leaseUntil = null;
                 row.attempts = failed.attempts();
-                row.lastError = TaskTable.fitError(failed.error());
+                row.failed(failed.attempts(), now, failed.error());
                 row.updatedAt = now;
             }
         }
@@ -650,9 +653,14 @@ public class InMemoryTaskStore implements TaskStore {
 
         @Nullable String lastError;
 
+        /** {@code error_history}: the latest failed attempts, oldest first. */
+        final Deque<TaskView.FailedAttempt> errors = new ArrayDeque<>();
+
         final long createdAt;
 
         long updatedAt;
+
+        final @Nullable String traceContext;
 
         Row(long id, NewTask task, long now) {
             this.id = id;
@@ -664,6 +672,16 @@ public class InMemoryTaskStore implements TaskStore {
             this.maxAttempts = task.maxAttempts();
             this.createdAt = now;
             this.updatedAt = now;
+            this.traceContext = task.traceContext();
+        }
+
+        /** A failure's error, as {@code last_error} and the last of the bounded history. */
+        void failed(int attempts, long now, String error) {
+            lastError = TaskTable.fitError(error);
+            errors.addLast(new TaskView.FailedAttempt(attempts, Instant.ofEpochMilli(now), lastError));
+            while (errors.size() > TaskTable.MAX_ERROR_HISTORY) {
+                errors.removeFirst();
+            }
         }
 
         /** Moves the row to {@code RUNNING} under the next claim number; the attempt counts when it starts. */
@@ -678,7 +696,8 @@ public class InMemoryTaskStore implements TaskStore {
         }
 
         ClaimedTask claimed() {
-            return new ClaimedTask(id, type, key, payload, dueAt, attempts + 1, maxAttempts, createdAt, claims);
+            return new ClaimedTask(id, type, key, payload, dueAt, attempts + 1, maxAttempts, createdAt, claims,
+                    traceContext);
         }
 
         /** A pending row replaced or pushed out by {@code task}, as the table's one-statement updates do. */
@@ -703,7 +722,7 @@ public class InMemoryTaskStore implements TaskStore {
 
         TaskView view() {
             return new TaskView(id, type, key, status, Instant.ofEpochMilli(dueAt), attempts, maxAttempts, lastError,
-                    Instant.ofEpochMilli(createdAt), Instant.ofEpochMilli(updatedAt));
+                    Instant.ofEpochMilli(createdAt), Instant.ofEpochMilli(updatedAt), List.copyOf(errors));
         }
     }
 }

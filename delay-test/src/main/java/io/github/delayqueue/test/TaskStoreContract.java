@@ -14,11 +14,13 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 
 import io.github.delayqueue.api.Scheduled;
 import io.github.delayqueue.api.TaskRequest.KeyMode;
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.api.TaskView;
+import io.github.delayqueue.api.TaskView.FailedAttempt;
 import io.github.delayqueue.store.ClaimId;
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.Completion;
@@ -711,6 +713,93 @@ public abstract class TaskStoreContract {
     }
 
     /**
+     * Each failed attempt keeps its error, not only the last: the latest {@link TaskTable#MAX_ERROR_HISTORY}, oldest
+     * first, each with the attempts counted and when it was written, cut as {@code lastError} is, whatever it holds
+     * (line breaks, quotes). Retries and the dead letter add to it alike; a success adds nothing.
+     */
+    @Test
+    void eachFailedAttemptKeepsItsErrorOldestFirstUpToTheBound() {
+        long id = insert(task("t", null, T0, TaskStatus.QUEUED, null));
+        int failures = TaskTable.MAX_ERROR_HISTORY + 2;
+        for (int attempt = 1; attempt <= failures; attempt++) {
+            long at = T0 + attempt * 1_000L;
+            ClaimedTask claimed = store.claimIds(List.of(id), at, new Lease("a", at + 30_000, at)).get(0);
+            store.markStarted(List.of(claimed.claimId()), at);
+            store.finish(List.of(attempt < failures
+                    ? new Completion.Retry(id, claimed.claim(), TaskStatus.QUEUED, at, attempt, "boom " + attempt)
+                    : new Completion.Failed(id, claimed.claim(), attempt, "gave up on " + attempt)), at + 1);
+            if (attempt == 2) {
+                assertThat(view(id).errors()).containsExactly(
+                        new FailedAttempt(1, Instant.ofEpochMilli(T0 + 1_001), "boom 1"),
+                        new FailedAttempt(2, Instant.ofEpochMilli(T0 + 2_001), "boom 2"));
+            }
+        }
+
+        TaskView dead = view(id);
+        assertThat(dead.status()).isEqualTo(TaskStatus.FAILED);
+        assertThat(dead.errors()).as("the latest ones, oldest first").hasSize(TaskTable.MAX_ERROR_HISTORY)
+            .extracting(FailedAttempt::attempt)
+            .containsExactlyElementsOf(IntStream.rangeClosed(3, failures).boxed().toList());
+        assertThat(dead.errors().get(TaskTable.MAX_ERROR_HISTORY - 1))
+            .isEqualTo(new FailedAttempt(failures, Instant.ofEpochMilli(T0 + failures * 1_000L + 1),
+                    "gave up on " + failures));
+        assertThat(dead.errors().get(TaskTable.MAX_ERROR_HISTORY - 1).error()).isEqualTo(dead.lastError());
+    }
+
+    @Test
+    void theErrorHistoryKeepsAnErrorAsLastErrorDoesAndASuccessAddsNothing() {
+        ClaimedTask claimed = claimOne(task("t", "k", T0, TaskStatus.QUEUED, null), "a");
+        String error = "line 1\nline \"2\" \\ caf\u00e9 \u2603\t{}[]," + "x".repeat(TaskTable.MAX_ERROR_LENGTH);
+        store.markStarted(List.of(claimed.claimId()), T0 + 1);
+        store.finish(List.of(new Completion.Retry(claimed.id(), claimed.claim(), TaskStatus.QUEUED, T0, 1, error)),
+                T0 + 2);
+        ClaimedTask again = store.claimIds(List.of(claimed.id()), T0, lease("a", T0 + 30_000)).get(0);
+        store.finish(List.of(new Completion.Succeeded(again.id(), again.claim())), T0 + 3);
+
+        TaskView view = view(claimed.id());
+        assertThat(view.status()).isEqualTo(TaskStatus.SUCCEEDED);
+        assertThat(view.errors()).singleElement()
+            .isEqualTo(new FailedAttempt(1, Instant.ofEpochMilli(T0 + 2), TaskTable.fitError(error)));
+        assertThat(store.find("t", "k")).contains(view);
+        assertThat(view(insert(task("t", null, T0, TaskStatus.QUEUED, null))).errors()).isEmpty();
+    }
+
+    @Test
+    void thePurgeTakesATasksErrorHistoryWithIt() {
+        long failed = finished(TaskStatus.FAILED, T0);
+        assertThat(view(failed).errors()).hasSize(1);
+
+        assertThat(store.purge(Map.of(TaskStatus.FAILED, T0 + 1), 100, 10_000)).isEqualTo(1);
+
+        assertThat(store.find(failed)).isEmpty();
+    }
+
+    /**
+     * The trace a task was scheduled in comes back with each of its claims, as it was stored: after a retry too, and
+     * as long as the column allows. A task scheduled outside a trace has none.
+     */
+    @Test
+    void theTraceContextOfATaskComesBackWithItsClaims() {
+        String traceparent = "traceparent=00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+        String longest = traceparent + "\nbaggage="
+                + "k".repeat(TaskTable.MAX_TRACE_CONTEXT_LENGTH - traceparent.length() - 9);
+        long traced = insert(traced(traceparent));
+        long full = insert(traced(longest));
+        long plain = insert(task("t", null, T0, TaskStatus.QUEUED, null));
+
+        List<ClaimedTask> claimed = store.claimDue(TaskStatus.QUEUED, T0, 10, lease("a", T0 + 30_000));
+
+        assertThat(claimed).extracting(ClaimedTask::id, ClaimedTask::traceContext)
+            .containsExactlyInAnyOrder(tuple(traced, traceparent), tuple(full, longest), tuple(plain, null));
+        assertThat(store.claimedBy("a", T0)).extracting(ClaimedTask::id, ClaimedTask::traceContext)
+            .containsExactlyInAnyOrder(tuple(traced, traceparent), tuple(full, longest), tuple(plain, null));
+        ClaimedTask first = claimed.stream().filter(task -> task.id() == traced).findFirst().orElseThrow();
+        store.finish(List.of(new Completion.Retry(traced, first.claim(), TaskStatus.QUEUED, T0, 1, "boom")), T0);
+        assertThat(store.claimIds(List.of(traced), T0, lease("b", T0 + 30_000)))
+            .extracting(ClaimedTask::traceContext).containsExactly(traceparent);
+    }
+
+    /**
      * The fence of "a claim is one process's": once a lease ran out and another instance claimed the task, every
      * write of the first claim (start, renewal, result, hand-back) changes nothing, and the new claim's writes work.
      */
@@ -1069,6 +1158,11 @@ public abstract class TaskStoreContract {
 
     protected static NewTask task(String type, String key, long dueAt, TaskStatus status, Integer maxAttempts) {
         return new NewTask(type, key, "\"p\"", dueAt, status, maxAttempts);
+    }
+
+    private static NewTask traced(String traceContext) {
+        return new NewTask("t", null, "\"p\"", T0, TaskStatus.QUEUED, null, KeyMode.KEEP, NewTask.NO_MAX_DELAY,
+                Long.MIN_VALUE, traceContext);
     }
 
     protected long insert(NewTask task) {
