@@ -196,8 +196,8 @@ public class DelayQueueEndpoint {
                     }
                 }
             }
-            throw new InvalidEndpointRequestException("Unknown action '" + action
-                    + "': use \"rerun\" (a FAILED task) or \"cancel\" (a pending task)", "Unknown action");
+            throw invalid("Unknown action '" + action
+                    + "': use \"rerun\" (a FAILED task) or \"cancel\" (a pending task)");
         }
     }
 
@@ -220,8 +220,8 @@ public class DelayQueueEndpoint {
             @Nullable Integer limit) {
         int size = limit == null ? DEFAULT_PAGE : limit;
         if (size < 1 || size > MAX_PAGE) {
-            throw new InvalidEndpointRequestException("limit must be 1 to " + MAX_PAGE + ", not " + size
-                    + ": leave it out for " + DEFAULT_PAGE + " tasks a page", "Bad limit");
+            throw invalid("limit must be 1 to " + MAX_PAGE + ", not " + size
+                    + ": leave it out for " + DEFAULT_PAGE + " tasks a page");
         }
         TaskView cursor = after == null ? null : cursor(type, after);
         List<TaskView> page = badRequest(() -> queue.findUnstarted(type, keyPrefix, cursor, size));
@@ -234,12 +234,12 @@ public class DelayQueueEndpoint {
      * starts where the previous ended even when tasks were added, changed or cancelled meanwhile.
      */
     private TaskView cursor(String type, long after) {
-        TaskView task = queue.find(after).orElseThrow(() -> new InvalidEndpointRequestException("after=" + after
+        TaskView task = queue.find(after).orElseThrow(() -> invalid("after=" + after
                 + " is no task (it may have been purged since): pass the 'next' of the previous page, or leave after "
-                + "out to start again from the first page", "Unknown cursor"));
+                + "out to start again from the first page"));
         if (!task.type().equals(type)) {
-            throw new InvalidEndpointRequestException("after=" + after + " is a task of type '" + task.type()
-                    + "', not '" + type + "': pass the 'next' of the previous page of this type", "Foreign cursor");
+            throw invalid("after=" + after + " is a task of type '" + task.type()
+                    + "', not '" + type + "': pass the 'next' of the previous page of this type");
         }
         return task;
     }
@@ -267,11 +267,11 @@ public class DelayQueueEndpoint {
         BulkAction what = BulkAction.parse(action);
         boolean every = Boolean.TRUE.equals(all);
         if (every == (keyPrefix != null)) {
-            throw new InvalidEndpointRequestException(every
+            throw invalid(every
                     ? "Give keyPrefix or \"all\": true, not both"
                     : "keyPrefix is missing: give the start of the keys of the tasks to " + what.verb
                             + " (\"\" for every task with a key), or \"all\": true for every task of type '" + type
-                            + "'", "Missing keyPrefix");
+                            + "'");
         }
         String prefix = every ? null : keyPrefix;
         what.refuseOthers(dueAt, by);
@@ -295,8 +295,8 @@ public class DelayQueueEndpoint {
             return Instant.parse(Objects.requireNonNull(dueAt).trim());
         }
         catch (DateTimeParseException ex) {
-            throw new InvalidEndpointRequestException("dueAt '" + dueAt + "' is no ISO-8601 instant: write it as "
-                    + "2026-12-07T09:00:00Z, or with an offset, 2026-12-07T10:00:00+01:00", "Bad dueAt");
+            throw invalid("dueAt '" + dueAt + "' is no ISO-8601 instant: write it as "
+                    + "2026-12-07T09:00:00Z, or with an offset, 2026-12-07T10:00:00+01:00");
         }
     }
 
@@ -305,9 +305,17 @@ public class DelayQueueEndpoint {
             return DurationStyle.detectAndParse(Objects.requireNonNull(by).trim());
         }
         catch (IllegalArgumentException ex) {
-            throw new InvalidEndpointRequestException("by '" + by + "' is no duration: write it as 10m, -1h, 90s or "
-                    + "PT10M (negative moves the tasks earlier)", "Bad by");
+            throw invalid("by '" + by + "' is no duration: write it as 10m, -1h, 90s or "
+                    + "PT10M (negative moves the tasks earlier)");
         }
+    }
+
+    /**
+     * A 400 whose reason is the whole message: over HTTP Spring Boot answers with the reason (shown with
+     * {@code spring.web.error.include-message=always}), and it must say what was wrong and what to send instead.
+     */
+    static InvalidEndpointRequestException invalid(String message) {
+        return new InvalidEndpointRequestException(message, message);
     }
 
     /** What the queue refuses as bad input is the request's fault: a 400 with the queue's own message. */
@@ -316,7 +324,7 @@ public class DelayQueueEndpoint {
             return call.get();
         }
         catch (IllegalArgumentException ex) {
-            throw new InvalidEndpointRequestException(String.valueOf(ex.getMessage()), "Bad request");
+            throw invalid(String.valueOf(ex.getMessage()));
         }
     }
 
@@ -342,8 +350,8 @@ public class DelayQueueEndpoint {
                     }
                 }
             }
-            throw new InvalidEndpointRequestException("Unknown action '" + action + "': use \"cancel\", "
-                    + "\"reschedule\" (with \"dueAt\") or \"shift\" (with \"by\")", "Unknown action");
+            throw invalid("Unknown action '" + action + "': use \"cancel\", "
+                    + "\"reschedule\" (with \"dueAt\") or \"shift\" (with \"by\")");
         }
 
         /** A missing field this action needs, or one it would ignore, is a mistake the operator should hear of. */
@@ -355,12 +363,11 @@ public class DelayQueueEndpoint {
         private void check(String field, @Nullable String value, String example) {
             String lower = name().toLowerCase(Locale.ROOT);
             if (field.equals(needs) && (value == null || value.isBlank())) {
-                throw new InvalidEndpointRequestException(lower + " needs \"" + field + "\": " + example,
-                        "Missing " + field);
+                throw invalid(lower + " needs \"" + field + "\": " + example);
             }
             if (!field.equals(needs) && value != null) {
-                throw new InvalidEndpointRequestException("\"" + field + "\" does not apply to " + lower + ": "
-                        + (needs == null ? "leave it out" : "it takes \"" + needs + "\""), "Surplus " + field);
+                throw invalid("\"" + field + "\" does not apply to " + lower + ": "
+                        + (needs == null ? "leave it out" : "it takes \"" + needs + "\""));
             }
         }
     }

@@ -6,7 +6,6 @@ import io.github.delayqueue.actuate.DelayQueueEndpoint.TaskDescriptor;
 import io.github.delayqueue.actuate.DelayQueueEndpoint.TasksPageDescriptor;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
@@ -98,8 +97,8 @@ public class DelayQueueEndpointWebExtension {
 
     private static void checkTypes(String types, String type) {
         if (!TYPES.equals(types)) {
-            throw new InvalidEndpointRequestException("Unknown path /actuator/delayqueue/" + types + "/" + type
-                    + ": the tasks of a type are at /actuator/delayqueue/types/{type}", "Unknown path");
+            throw DelayQueueEndpoint.invalid("Unknown path /actuator/delayqueue/" + types + "/" + type
+                    + ": the tasks of a type are at /actuator/delayqueue/types/{type}");
         }
     }
 }

@@ -37,7 +37,7 @@ import static org.awaitility.Awaitility.await;
 @SpringBootTest(classes = ObservabilityApp.class, webEnvironment = WebEnvironment.RANDOM_PORT,
         properties = { "management.endpoints.web.exposure.include=health,delayqueue,prometheus",
                 "management.endpoint.delayqueue.access=unrestricted",
-                "management.endpoint.health.show-details=always" })
+                "management.endpoint.health.show-details=always", "spring.web.error.include-message=always" })
 class DelayQueueEndpointIT {
 
     private static final TestDatabase db = TestServices.newDatabase();
@@ -246,7 +246,10 @@ class DelayQueueEndpointIT {
         assertThat(http.get("/actuator/delayqueue/types/obs.ok?after=987654321").status()).isEqualTo(400);
         String path = "/actuator/delayqueue/types/obs.ok";
         assertThat(http.post(path, "{\"action\":\"explode\",\"keyPrefix\":\"x\"}").status()).isEqualTo(400);
-        assertThat(http.post(path, "{\"action\":\"cancel\"}").status()).isEqualTo(400);
+        Http.Response missing = http.post(path, "{\"action\":\"cancel\"}");
+        assertThat(missing.status()).isEqualTo(400);
+        assertThat(missing.json().get("message").asString()).as("the reason reaches the client")
+            .contains("keyPrefix is missing: give the start of the keys of the tasks to cancel");
         assertThat(http.post(path, "{\"keyPrefix\":\"x\"}").status()).isEqualTo(400);
         assertThat(http.post(path, "{\"action\":\"reschedule\",\"keyPrefix\":\"x\",\"dueAt\":\"monday\"}")
             .status()).isEqualTo(400);
