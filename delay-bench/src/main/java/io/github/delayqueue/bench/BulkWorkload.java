@@ -62,6 +62,9 @@ final class BulkWorkload implements Workload {
 
     private String deadlockBefore;
 
+    /** The claim rounds' totals at the stream's start, the bulk's start, the reschedule's end and the cancel's end. */
+    private final SqlWatch.Mark[] marks = new SqlWatch.Mark[4];
+
     @Override
     public void warmUp(Run run, AtomicInteger warmups) throws Exception {
         Workload.super.warmUp(run, warmups);
@@ -89,6 +92,7 @@ final class BulkWorkload implements Workload {
     @Override
     public void schedule(Run run, Map<String, Object> result) throws Exception {
         deadlockBefore = lastDeadlock(run);
+        marks[0] = SqlWatch.mark();
         long originNanos = System.nanoTime() + PacedWorkload.ORIGIN_AHEAD_MICROS * 1000;
         long originWallMicros = Recorder.wallMicros() + PacedWorkload.ORIGIN_AHEAD_MICROS;
         Duration at = run.options.bulkAt(run.spec.workload());
@@ -121,11 +125,14 @@ final class BulkWorkload implements Workload {
             while ((wait = atNanos - System.nanoTime()) > 0) {
                 LockSupport.parkNanos(wait);
             }
+            marks[1] = SqlWatch.mark();
             rescheduleStart.set(Recorder.wallMicros());
             rescheduled.set(queue.rescheduleAll(BenchApp.BULK_TYPE, PREFIX, Instant.now().plus(Duration.ofDays(2))));
             rescheduleEnd.set(Recorder.wallMicros());
+            marks[2] = SqlWatch.mark();
             cancelled.set(queue.cancelAll(BenchApp.BULK_TYPE, PREFIX));
             cancelEnd.set(Recorder.wallMicros());
+            marks[3] = SqlWatch.mark();
             BenchRun.log("bulk: rescheduled " + rescheduled.get() + " in "
                     + Stats.round((rescheduleEnd.get() - rescheduleStart.get()) / 1e6) + " s, cancelled "
                     + cancelled.get() + " in " + Stats.round((cancelEnd.get() - rescheduleEnd.get()) / 1e6) + " s");
@@ -138,6 +145,7 @@ final class BulkWorkload implements Workload {
     @Override
     public void finish(Run run, Map<String, Object> result) throws Exception {
         phases(run, result);
+        claimRounds(result);
         Map<String, Long> underPrefix = statuses(run, PREFIX);
         Map<String, Long> kept = statuses(run, KEPT_PREFIX);
         result.put("bulk_rows_by_status", underPrefix);
@@ -231,6 +239,31 @@ final class BulkWorkload implements Workload {
         double base = Stats.percentile(Stats.sorted(phases.get("baseline")), 0.99);
         double during = Stats.percentile(Stats.sorted(phases.get("during")), 0.99);
         result.put("during_vs_baseline_p99", Stats.round(during / base));
+    }
+
+    /**
+     * The consumers' claim rounds (from the locking read to the commit) in each phase, by when they ran: whether the
+     * bulk makes the database slower for them, or only takes the CPU from the rest of their path.
+     */
+    private void claimRounds(Map<String, Object> result) {
+        SqlWatch.Mark end = SqlWatch.mark();
+        String[] names = { "baseline", "reschedule", "cancel", "after" };
+        SqlWatch.Mark[] bounds = { marks[0], marks[1], marks[2], marks[3], end };
+        Map<String, Object> phases = new LinkedHashMap<>();
+        for (int i = 0; i < names.length; i++) {
+            if (bounds[i] == null || bounds[i + 1] == null) {
+                continue;
+            }
+            Map<String, Object> window = new LinkedHashMap<>();
+            SqlWatch.describe(SqlWatch.between(bounds[i], bounds[i + 1]), window);
+            Map<String, Object> kept = new LinkedHashMap<>();
+            for (String key : List.of("claim_rounds", "claim_round_mean_ms", "claim_round_p50_ms",
+                    "claim_round_p99_ms", "claim_round_max_ms", "claimed_per_round")) {
+                kept.put(key, window.get(key));
+            }
+            phases.put(names[i], kept);
+        }
+        result.put("claim_rounds_by_phase", phases);
     }
 
     /** The bulk type's rows under a prefix, by status. */
