@@ -2,14 +2,17 @@ package io.github.delayqueue.actuate;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.TaskStatus;
@@ -26,6 +29,7 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.convert.DurationStyle;
 
 /**
  * The {@code delayqueue} actuator endpoint: what the queue holds and what to tune ({@code GET /actuator/delayqueue}),
@@ -47,6 +51,12 @@ public class DelayQueueEndpoint {
 
     /** The most urgent tasks per status whose types are counted. */
     static final int TYPE_SAMPLE = 1_000;
+
+    /** Tasks in a page of {@link #unstarted} when the request names no limit. */
+    static final int DEFAULT_PAGE = 100;
+
+    /** The most tasks in a page of {@link #unstarted}: the queue's own bound on {@code findUnstarted}. */
+    static final int MAX_PAGE = 1_000;
 
     private final TaskInspector inspector;
 
@@ -186,8 +196,179 @@ public class DelayQueueEndpoint {
                     }
                 }
             }
-            throw new InvalidEndpointRequestException("Unknown action '" + action
-                    + "': use \"rerun\" (a FAILED task) or \"cancel\" (a pending task)", "Unknown action");
+            throw invalid("Unknown action '" + action
+                    + "': use \"rerun\" (a FAILED task) or \"cancel\" (a pending task)");
+        }
+    }
+
+    /**
+     * A page of the tasks of {@code type} that have not started (pending, or follow-ups waiting) whose key starts
+     * with {@code keyPrefix}: what a {@link #bulk} change with the same prefix would touch, to look at before making
+     * it, or to find the tasks of one customer or campaign. The web extension answers it at
+     * {@code GET /actuator/delayqueue/types/{type}?keyPrefix=..&after=..&limit=..}. Tasks come by key, then id (those
+     * without a key first when there is no prefix); a type no task has gives an empty page.
+     *
+     * @param type the task type
+     * @param keyPrefix the start of the keys; {@code ""} for every keyed task, {@code null} for every task of the type
+     * @param after the {@code next} of the previous page, a task id; {@code null} for the first page
+     * @param limit at most this many tasks, 1 to {@value #MAX_PAGE}; {@code null} for {@value #DEFAULT_PAGE}
+     * @return the page and the cursor of the next one
+     * @throws InvalidEndpointRequestException (400) for a type or prefix no task can have, a limit out of bounds, or
+     *     an {@code after} that is no task of this type
+     */
+    public TasksPageDescriptor unstarted(String type, @Nullable String keyPrefix, @Nullable Long after,
+            @Nullable Integer limit) {
+        int size = limit == null ? DEFAULT_PAGE : limit;
+        if (size < 1 || size > MAX_PAGE) {
+            throw invalid("limit must be 1 to " + MAX_PAGE + ", not " + size
+                    + ": leave it out for " + DEFAULT_PAGE + " tasks a page");
+        }
+        TaskView cursor = after == null ? null : cursor(type, after);
+        List<TaskView> page = badRequest(() -> queue.findUnstarted(type, keyPrefix, cursor, size));
+        Long next = page.size() < size ? null : page.get(page.size() - 1).id();
+        return new TasksPageDescriptor(type, keyPrefix, page.stream().map(TaskDescriptor::of).toList(), next);
+    }
+
+    /**
+     * The task a page continues after: the keyset cursor is its key and id, which never change, so the next page
+     * starts where the previous ended even when tasks were added, changed or cancelled meanwhile.
+     */
+    private TaskView cursor(String type, long after) {
+        TaskView task = queue.find(after).orElseThrow(() -> invalid("after=" + after
+                + " is no task (it may have been purged since): pass the 'next' of the previous page, or leave after "
+                + "out to start again from the first page"));
+        if (!task.type().equals(type)) {
+            throw invalid("after=" + after + " is a task of type '" + task.type()
+                    + "', not '" + type + "': pass the 'next' of the previous page of this type");
+        }
+        return task;
+    }
+
+    /**
+     * Changes every task of {@code type} that has not started and whose key starts with {@code keyPrefix} in one
+     * request, where doing it task by task would take an operator thousands: {@code cancel} ("the customer closed
+     * the account, drop their reminders"), {@code reschedule} to {@code dueAt} ("the campaign moved to Monday 9:00"),
+     * or {@code shift} by {@code by} ("the mail service is down for an hour, push its tasks out"). The queue works in
+     * batches of 500 tasks, each committed by itself, so the consumers never wait on it; a task claimed meanwhile
+     * runs. The web extension answers it at {@code POST /actuator/delayqueue/types/{type}}.
+     *
+     * @param type the task type
+     * @param action {@code cancel}, {@code reschedule} or {@code shift}
+     * @param keyPrefix the start of the keys ({@code ""} for every keyed task); required unless {@code all}
+     * @param all {@code true} for every task of the type, with or without a key, instead of a prefix
+     * @param dueAt {@code reschedule}: the new due time, an ISO-8601 instant ({@code 2026-12-07T09:00:00Z})
+     * @param by {@code shift}: how far, a duration such as {@code 10m}, {@code -1h} or {@code PT10M}
+     * @return how many tasks changed
+     * @throws InvalidEndpointRequestException (400) for an unknown action, a missing or surplus field, or a value the
+     *     queue refuses
+     */
+    public BulkDescriptor bulk(String type, @Nullable String action, @Nullable String keyPrefix,
+            @Nullable Boolean all, @Nullable String dueAt, @Nullable String by) {
+        BulkAction what = BulkAction.parse(action);
+        boolean every = Boolean.TRUE.equals(all);
+        if (every == (keyPrefix != null)) {
+            throw invalid(every
+                    ? "Give keyPrefix or \"all\": true, not both"
+                    : "keyPrefix is missing: give the start of the keys of the tasks to " + what.verb
+                            + " (\"\" for every task with a key), or \"all\": true for every task of type '" + type
+                            + "'");
+        }
+        String prefix = every ? null : keyPrefix;
+        what.refuseOthers(dueAt, by);
+        long changed = badRequest(() -> switch (what) {
+            case CANCEL -> queue.cancelAll(type, prefix);
+            case RESCHEDULE -> queue.rescheduleAll(type, prefix, instant(dueAt));
+            case SHIFT -> queue.shiftAll(type, prefix, duration(by));
+        });
+        String tasks = changed + (changed == 1 ? " task" : " tasks") + " of type '" + type + "'"
+                + (prefix == null ? "" : " whose key starts with '" + prefix + "'");
+        String message = switch (what) {
+            case CANCEL -> "Cancelled " + tasks;
+            case RESCHEDULE -> "Moved " + tasks + " to " + instant(dueAt);
+            case SHIFT -> "Shifted " + tasks + " by " + Texts.duration(duration(by));
+        };
+        return new BulkDescriptor(type, prefix, what.name().toLowerCase(Locale.ROOT), changed, message);
+    }
+
+    private static Instant instant(@Nullable String dueAt) {
+        try {
+            return Instant.parse(Objects.requireNonNull(dueAt).trim());
+        }
+        catch (DateTimeParseException ex) {
+            throw invalid("dueAt '" + dueAt + "' is no ISO-8601 instant: write it as "
+                    + "2026-12-07T09:00:00Z, or with an offset, 2026-12-07T10:00:00+01:00");
+        }
+    }
+
+    private static Duration duration(@Nullable String by) {
+        try {
+            return DurationStyle.detectAndParse(Objects.requireNonNull(by).trim());
+        }
+        catch (IllegalArgumentException ex) {
+            throw invalid("by '" + by + "' is no duration: write it as 10m, -1h, 90s or "
+                    + "PT10M (negative moves the tasks earlier)");
+        }
+    }
+
+    /**
+     * A 400 whose reason is the whole message: over HTTP Spring Boot answers with the reason (shown with
+     * {@code spring.web.error.include-message=always}), and it must say what was wrong and what to send instead.
+     */
+    static InvalidEndpointRequestException invalid(String message) {
+        return new InvalidEndpointRequestException(message, message);
+    }
+
+    /** What the queue refuses as bad input is the request's fault: a 400 with the queue's own message. */
+    private static <T> T badRequest(Supplier<T> call) {
+        try {
+            return call.get();
+        }
+        catch (IllegalArgumentException ex) {
+            throw invalid(String.valueOf(ex.getMessage()));
+        }
+    }
+
+    enum BulkAction {
+
+        CANCEL("cancel", null), RESCHEDULE("move", "dueAt"), SHIFT("shift", "by");
+
+        final String verb;
+
+        /** The one request field the action needs besides the prefix, if any. */
+        final @Nullable String needs;
+
+        BulkAction(String verb, @Nullable String needs) {
+            this.verb = verb;
+            this.needs = needs;
+        }
+
+        static BulkAction parse(@Nullable String action) {
+            if (action != null) {
+                for (BulkAction candidate : values()) {
+                    if (candidate.name().equalsIgnoreCase(action.trim())) {
+                        return candidate;
+                    }
+                }
+            }
+            throw invalid("Unknown action '" + action + "': use \"cancel\", "
+                    + "\"reschedule\" (with \"dueAt\") or \"shift\" (with \"by\")");
+        }
+
+        /** A missing field this action needs, or one it would ignore, is a mistake the operator should hear of. */
+        void refuseOthers(@Nullable String dueAt, @Nullable String by) {
+            check("dueAt", dueAt, "an ISO-8601 instant such as 2026-12-07T09:00:00Z");
+            check("by", by, "a duration such as 10m, -1h or PT10M");
+        }
+
+        private void check(String field, @Nullable String value, String example) {
+            String lower = name().toLowerCase(Locale.ROOT);
+            if (field.equals(needs) && (value == null || value.isBlank())) {
+                throw invalid(lower + " needs \"" + field + "\": " + example);
+            }
+            if (!field.equals(needs) && value != null) {
+                throw invalid("\"" + field + "\" does not apply to " + lower + ": "
+                        + (needs == null ? "leave it out" : "it takes \"" + needs + "\""));
+            }
         }
     }
 
@@ -292,5 +473,30 @@ public class DelayQueueEndpoint {
      */
     public record ActionDescriptor(long id, String action, boolean done, String message, TaskDescriptor task)
             implements OperationResponseBody {
+    }
+
+    /**
+     * A page of tasks that have not started.
+     *
+     * @param type the task type asked for
+     * @param keyPrefix the prefix asked for, {@code null} for every task of the type
+     * @param tasks the tasks, by key then id
+     * @param next the {@code after} of the next page, or {@code null} when this page is the last
+     */
+    public record TasksPageDescriptor(String type, @Nullable String keyPrefix, List<TaskDescriptor> tasks,
+            @Nullable Long next) implements OperationResponseBody {
+    }
+
+    /**
+     * What a bulk change did.
+     *
+     * @param type the task type
+     * @param keyPrefix the prefix, {@code null} for every task of the type
+     * @param action {@code cancel}, {@code reschedule} or {@code shift}
+     * @param changed how many tasks this request changed (0 for a type or prefix no pending task has)
+     * @param message what happened, in one sentence
+     */
+    public record BulkDescriptor(String type, @Nullable String keyPrefix, String action, long changed,
+            String message) implements OperationResponseBody {
     }
 }

@@ -20,9 +20,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The {@code delayqueue} endpoint exposed over HTTP and configured no further, as an application that only lists it
- * in {@code management.endpoints.web.exposure.include} has it: it reads, and it refuses the writes (cancel, rerun),
- * which change tasks and must be opened on purpose ({@code management.endpoint.delayqueue.access=unrestricted}, see
- * {@link DelayQueueEndpointIT}).
+ * in {@code management.endpoints.web.exposure.include} has it: it reads, and it refuses the writes (cancel, rerun,
+ * the bulk changes of a type's tasks), which change tasks and must be opened on purpose
+ * ({@code management.endpoint.delayqueue.access=unrestricted}, see {@link DelayQueueEndpointIT}).
  */
 @SpringBootTest(classes = ObservabilityApp.class, webEnvironment = WebEnvironment.RANDOM_PORT,
         properties = "management.endpoints.web.exposure.include=health,delayqueue")
@@ -59,5 +59,9 @@ class DelayQueueEndpointAccessIT {
         assertThat(cancel.status()).as("answer to POST cancel: %s", cancel.text()).isEqualTo(405);
         assertThat(queue.find(id)).map(TaskView::status).hasValue(TaskStatus.SCHEDULED);
         assertThat(http.post("/actuator/delayqueue/" + id, "{\"action\":\"rerun\"}").status()).isEqualTo(405);
+        assertThat(http.get("/actuator/delayqueue/types/obs.ok").status()).isEqualTo(200);
+        Http.Response bulk = http.post("/actuator/delayqueue/types/obs.ok", "{\"action\":\"cancel\",\"all\":true}");
+        assertThat(bulk.status()).as("answer to POST bulk cancel: %s", bulk.text()).isEqualTo(405);
+        assertThat(queue.find(id)).map(TaskView::status).hasValue(TaskStatus.SCHEDULED);
     }
 }

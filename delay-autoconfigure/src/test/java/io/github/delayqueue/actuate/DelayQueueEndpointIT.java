@@ -1,6 +1,12 @@
 package io.github.delayqueue.actuate;
 
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.api.DelayQueue;
@@ -31,7 +37,7 @@ import static org.awaitility.Awaitility.await;
 @SpringBootTest(classes = ObservabilityApp.class, webEnvironment = WebEnvironment.RANDOM_PORT,
         properties = { "management.endpoints.web.exposure.include=health,delayqueue,prometheus",
                 "management.endpoint.delayqueue.access=unrestricted",
-                "management.endpoint.health.show-details=always" })
+                "management.endpoint.health.show-details=always", "spring.web.error.include-message=always" })
 class DelayQueueEndpointIT {
 
     private static final TestDatabase db = TestServices.newDatabase();
@@ -172,6 +178,90 @@ class DelayQueueEndpointIT {
         Http.Response unknown = http.post("/actuator/delayqueue/" + id, "{\"action\":\"explode\"}");
         assertThat(unknown.status()).isEqualTo(400);
         assertThat(http.post("/actuator/delayqueue/" + id, "{}").status()).isEqualTo(400);
+    }
+
+    @Test
+    void theTasksOfATypeArePagedThenRescheduledShiftedAndCancelledByKeyPrefix() {
+        String prefix = "acct-" + System.nanoTime() + "/";
+        List<Long> ids = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            ids.add(queue.schedule(TaskRequest.of("obs.ok", "b" + i).key(prefix + i).delay(Duration.ofHours(2))
+                .build()));
+        }
+        long otherKey = queue.schedule(TaskRequest.of("obs.ok", "o").key("other-" + prefix)
+            .delay(Duration.ofHours(2)).build());
+        String path = "/actuator/delayqueue/types/obs.ok";
+        String query = "?keyPrefix=" + URLEncoder.encode(prefix, StandardCharsets.UTF_8);
+
+        Http.Response first = http.get(path + query + "&limit=3");
+        assertThat(first.status()).isEqualTo(200);
+        assertThat(ids(first.json().get("tasks"))).containsExactlyElementsOf(ids.subList(0, 3));
+        assertThat(first.json().get("keyPrefix").asString()).isEqualTo(prefix);
+        Http.Response second = http.get(path + query + "&limit=3&after=" + first.json().get("next").asLong());
+        assertThat(ids(second.json().get("tasks"))).containsExactlyElementsOf(ids.subList(3, 5));
+        assertThat(second.json().has("next")).as("the last page has no next").isFalse();
+        assertThat(second.json().get("tasks").get(0).has("payload")).isFalse();
+
+        Instant dueAt = Instant.now().plus(Duration.ofMinutes(30)).truncatedTo(ChronoUnit.SECONDS);
+        Http.Response moved = http.post(path, "{\"action\":\"reschedule\",\"keyPrefix\":\"" + prefix
+                + "\",\"dueAt\":\"" + dueAt + "\"}");
+        assertThat(moved.status()).as(moved.text()).isEqualTo(200);
+        assertThat(moved.json().get("changed").asLong()).isEqualTo(5);
+        assertThat(moved.json().get("action").asString()).isEqualTo("reschedule");
+        // within the 1h threshold now: QUEUED, in the Redis index; the due time converted to the queue's clock at
+        // the high end of its offset window (never earlier, up to the window's width later)
+        Instant stored = queue.find(ids.get(0)).orElseThrow().dueAt();
+        assertThat(stored).isBetween(dueAt, dueAt.plusSeconds(1));
+        assertThat(ids).allSatisfy(id -> assertThat(queue.find(id).orElseThrow()).satisfies(task -> {
+            assertThat(task.status()).isEqualTo(TaskStatus.QUEUED);
+            assertThat(task.dueAt()).isEqualTo(stored);
+        }));
+        Http.Response shifted = http.post(path, "{\"action\":\"shift\",\"keyPrefix\":\"" + prefix
+                + "\",\"by\":\"10m\"}");
+        assertThat(shifted.json().get("changed").asLong()).isEqualTo(5);
+        assertThat(queue.find(ids.get(0)).orElseThrow().dueAt()).isEqualTo(stored.plus(Duration.ofMinutes(10)));
+
+        Http.Response cancelled = http.post(path, "{\"action\":\"cancel\",\"keyPrefix\":\"" + prefix + "\"}");
+        assertThat(cancelled.status()).isEqualTo(200);
+        assertThat(cancelled.json().get("changed").asLong()).isEqualTo(5);
+        assertThat(cancelled.json().get("message").asString())
+            .isEqualTo("Cancelled 5 tasks of type 'obs.ok' whose key starts with '" + prefix + "'");
+        assertThat(ids).allSatisfy(id -> assertThat(queue.find(id).orElseThrow().status())
+            .isEqualTo(TaskStatus.CANCELLED));
+        assertThat(queue.find(otherKey).orElseThrow().status()).isEqualTo(TaskStatus.SCHEDULED);
+        assertThat(ids(http.get(path + query).json().get("tasks"))).isEmpty();
+        assertThat(http.post(path, "{\"action\":\"cancel\",\"keyPrefix\":\"" + prefix + "\"}").json()
+            .get("changed").asLong()).isZero();
+    }
+
+    @Test
+    void anUnknownTypeIsNoTaskAndBadInputIsABadRequest() {
+        Http.Response none = http.get("/actuator/delayqueue/types/no.such.type");
+        assertThat(none.status()).isEqualTo(200);
+        assertThat(none.json().get("tasks")).isEmpty();
+        assertThat(http.post("/actuator/delayqueue/types/no.such.type", "{\"action\":\"cancel\",\"all\":true}")
+            .json().get("changed").asLong()).isZero();
+
+        assertThat(http.get("/actuator/delayqueue/jobs/obs.ok").status()).isEqualTo(400);
+        assertThat(http.get("/actuator/delayqueue/types/obs.ok?limit=5000").status()).isEqualTo(400);
+        assertThat(http.get("/actuator/delayqueue/types/obs.ok?limit=many").status()).isEqualTo(400);
+        assertThat(http.get("/actuator/delayqueue/types/obs.ok?after=987654321").status()).isEqualTo(400);
+        String path = "/actuator/delayqueue/types/obs.ok";
+        assertThat(http.post(path, "{\"action\":\"explode\",\"keyPrefix\":\"x\"}").status()).isEqualTo(400);
+        Http.Response missing = http.post(path, "{\"action\":\"cancel\"}");
+        assertThat(missing.status()).isEqualTo(400);
+        assertThat(missing.json().get("message").asString()).as("the reason reaches the client")
+            .contains("keyPrefix is missing: give the start of the keys of the tasks to cancel");
+        assertThat(http.post(path, "{\"keyPrefix\":\"x\"}").status()).isEqualTo(400);
+        assertThat(http.post(path, "{\"action\":\"reschedule\",\"keyPrefix\":\"x\",\"dueAt\":\"monday\"}")
+            .status()).isEqualTo(400);
+        assertThat(http.post(path, "{\"action\":\"shift\",\"keyPrefix\":\"x\"}").status()).isEqualTo(400);
+    }
+
+    private static List<Long> ids(JsonNode tasks) {
+        List<Long> ids = new ArrayList<>();
+        tasks.forEach(task -> ids.add(task.get("id").asLong()));
+        return ids;
     }
 
     @Test

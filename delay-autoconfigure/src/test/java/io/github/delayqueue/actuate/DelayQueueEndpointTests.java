@@ -9,8 +9,10 @@ import java.util.Set;
 
 import io.github.delayqueue.actuate.DelayQueueEndpoint.ActionDescriptor;
 import io.github.delayqueue.actuate.DelayQueueEndpoint.BucketDescriptor;
+import io.github.delayqueue.actuate.DelayQueueEndpoint.BulkDescriptor;
 import io.github.delayqueue.actuate.DelayQueueEndpoint.QueueDescriptor;
 import io.github.delayqueue.actuate.DelayQueueEndpoint.TaskDescriptor;
+import io.github.delayqueue.actuate.DelayQueueEndpoint.TasksPageDescriptor;
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.api.TaskView;
 import io.github.delayqueue.runtime.DelayQueueRuntime;
@@ -25,6 +27,7 @@ import io.github.delayqueue.test.InMemoryTaskInspector;
 import io.github.delayqueue.test.InMemoryTaskStore;
 import io.github.delayqueue.test.InMemoryTimeIndex;
 import io.github.delayqueue.test.SettableClock;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
@@ -38,7 +41,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 /**
  * {@link DelayQueueEndpoint} and its web extension without a context or a database, as Spring Boot tests its
  * endpoints: the answers built from what the inspector reads (here {@link InMemoryTaskInspector} on an in-memory
- * table, overridden where a test needs the database's estimates) and the two repairs. Over HTTP on a real database:
+ * table, overridden where a test needs the database's estimates), the two repairs, and the pages and bulk changes of
+ * a type's tasks. Over HTTP on a real database:
  * {@code DelayQueueEndpointIT}.
  */
 class DelayQueueEndpointTests {
@@ -270,6 +274,178 @@ class DelayQueueEndpointTests {
         assertThat(web.act(id, "cancel").getStatus()).isEqualTo(WebEndpointResponse.STATUS_OK);
     }
 
+    // --- the tasks of a type -------------------------------------------------------------------------------
+
+    @Test
+    void aTypesUnstartedTasksComeInPagesByKeyWithTheCursorOfTheNext() {
+        long c = pending("t", "acct-1/c", T0 + 3_000, TaskStatus.SCHEDULED);
+        long a = pending("t", "acct-1/a", T0 + 1_000, TaskStatus.QUEUED);
+        long b = pending("t", "acct-1/b", T0 + 2_000, TaskStatus.SCHEDULED);
+        pending("t", "acct-2/a", T0 + 1_000, TaskStatus.SCHEDULED);
+        pending("u", "acct-1/z", T0 + 1_000, TaskStatus.SCHEDULED);
+        long unkeyed = pending("t", T0 + 1_000, TaskStatus.SCHEDULED);
+        failed("t", "done with", "acct-1/0");
+
+        TasksPageDescriptor first = endpoint.unstarted("t", "acct-1/", null, 2);
+        TasksPageDescriptor second = endpoint.unstarted("t", "acct-1/", first.next(), 2);
+
+        assertThat(first.tasks()).extracting(TaskDescriptor::id).containsExactly(a, b);
+        assertThat(first.next()).isEqualTo(b);
+        assertThat(first.type()).isEqualTo("t");
+        assertThat(first.keyPrefix()).isEqualTo("acct-1/");
+        assertThat(second.tasks()).extracting(TaskDescriptor::id).containsExactly(c);
+        assertThat(second.next()).as("a page shorter than the limit is the last").isNull();
+        assertThat(endpoint.unstarted("t", null, null, null).tasks()).extracting(TaskDescriptor::id)
+            .as("without a prefix: every task of the type, those without a key first")
+            .startsWith(unkeyed)
+            .hasSize(5);
+        assertThat(endpoint.unstarted("t", "", null, null).tasks()).hasSize(4);
+    }
+
+    @Test
+    void aTypeNoTaskHasIsAnEmptyPageAndNoChange() {
+        pending("t", "k", T0 + 1_000, TaskStatus.SCHEDULED);
+
+        assertThat(endpoint.unstarted("nobody.uses.this", null, null, null))
+            .isEqualTo(new TasksPageDescriptor("nobody.uses.this", null, List.of(), null));
+        assertThat(endpoint.bulk("nobody.uses.this", "cancel", "", null, null, null).changed()).isZero();
+    }
+
+    @Test
+    void aPageRequestItCannotServeIsABadRequestThatSaysWhatToChange() {
+        long other = pending("u", "k", T0 + 1_000, TaskStatus.SCHEDULED);
+
+        assertThatExceptionOfType(InvalidEndpointRequestException.class)
+            .isThrownBy(() -> endpoint.unstarted("t", null, null, 0))
+            .withMessage("limit must be 1 to 1000, not 0: leave it out for 100 tasks a page");
+        assertThatExceptionOfType(InvalidEndpointRequestException.class)
+            .isThrownBy(() -> endpoint.unstarted("t", null, null, 1001))
+            .withMessageContaining("limit must be 1 to 1000");
+        assertThatExceptionOfType(InvalidEndpointRequestException.class)
+            .isThrownBy(() -> endpoint.unstarted("t", null, other + 1, null))
+            .withMessage("after=" + (other + 1) + " is no task (it may have been purged since): pass the 'next' of "
+                    + "the previous page, or leave after out to start again from the first page");
+        assertThatExceptionOfType(InvalidEndpointRequestException.class)
+            .isThrownBy(() -> endpoint.unstarted("t", null, other, null))
+            .withMessageContaining("is a task of type 'u', not 't'");
+        assertThatExceptionOfType(InvalidEndpointRequestException.class)
+            .isThrownBy(() -> endpoint.unstarted(" ", null, null, null))
+            .withMessage("task type must not be blank");
+    }
+
+    @Test
+    void aBulkCancelStopsTheTasksUnderThePrefixOnly() {
+        long a = pending("t", "acct-1/a", T0 + 1_000, TaskStatus.QUEUED);
+        long b = pending("t", "acct-1/b", T0 + 90_000, TaskStatus.SCHEDULED);
+        long otherKey = pending("t", "acct-2/a", T0 + 1_000, TaskStatus.SCHEDULED);
+        long otherType = pending("u", "acct-1/a", T0 + 1_000, TaskStatus.SCHEDULED);
+        long unkeyed = pending("t", T0 + 1_000, TaskStatus.SCHEDULED);
+
+        BulkDescriptor cancelled = endpoint.bulk("t", " Cancel ", "acct-1/", null, null, null);
+        BulkDescriptor again = endpoint.bulk("t", "cancel", "acct-1/", null, null, null);
+
+        assertThat(cancelled).isEqualTo(new BulkDescriptor("t", "acct-1/", "cancel", 2,
+                "Cancelled 2 tasks of type 't' whose key starts with 'acct-1/'"));
+        assertThat(again.changed()).isZero();
+        assertThat(List.of(a, b)).allSatisfy(id -> assertThat(status(id)).isEqualTo(TaskStatus.CANCELLED));
+        assertThat(List.of(otherKey, otherType, unkeyed))
+            .allSatisfy(id -> assertThat(status(id)).isEqualTo(TaskStatus.SCHEDULED));
+    }
+
+    @Test
+    void allInsteadOfAPrefixReachesEveryTaskOfTheType() {
+        pending("t", "acct-1/a", T0 + 1_000, TaskStatus.QUEUED);
+        long unkeyed = pending("t", T0 + 1_000, TaskStatus.SCHEDULED);
+        long otherType = pending("u", T0 + 1_000, TaskStatus.SCHEDULED);
+
+        BulkDescriptor cancelled = endpoint.bulk("t", "cancel", null, true, null, null);
+
+        assertThat(cancelled).isEqualTo(new BulkDescriptor("t", null, "cancel", 2, "Cancelled 2 tasks of type 't'"));
+        assertThat(status(unkeyed)).isEqualTo(TaskStatus.CANCELLED);
+        assertThat(status(otherType)).isEqualTo(TaskStatus.SCHEDULED);
+    }
+
+    @Test
+    void aBulkRescheduleMovesThePendingTasksToOneDueTime() {
+        long a = pending("t", "acct-1/a", T0 + 1_000, TaskStatus.QUEUED);
+        long b = pending("t", "acct-1/b", T0 + 90_000, TaskStatus.SCHEDULED);
+        long otherKey = pending("t", "acct-2/a", T0 + 1_000, TaskStatus.SCHEDULED);
+        Instant monday = Instant.ofEpochMilli(T0 + 86_400_000);
+
+        BulkDescriptor moved = endpoint.bulk("t", "reschedule", "acct-1/", null, monday.toString(), null);
+
+        assertThat(moved).isEqualTo(new BulkDescriptor("t", "acct-1/", "reschedule", 2,
+                "Moved 2 tasks of type 't' whose key starts with 'acct-1/' to " + monday));
+        assertThat(List.of(a, b)).allSatisfy(id -> assertThat(dueAt(id)).isEqualTo(monday));
+        assertThat(dueAt(otherKey)).isEqualTo(Instant.ofEpochMilli(T0 + 1_000));
+        assertThat(endpoint.bulk("t", "reschedule", "acct-1/", null, "2026-12-07T10:00:00+01:00", null).changed())
+            .as("an offset is understood").isEqualTo(2);
+        assertThat(dueAt(a)).isEqualTo(Instant.parse("2026-12-07T09:00:00Z"));
+    }
+
+    @Test
+    void aBulkShiftMovesEachDueTimeByTheDuration() {
+        long a = pending("t", "acct-1/a", T0 + 1_000, TaskStatus.QUEUED);
+        long b = pending("t", "acct-1/b", T0 + 90_000, TaskStatus.SCHEDULED);
+
+        BulkDescriptor later = endpoint.bulk("t", "shift", "acct-1/", null, null, "10m");
+        BulkDescriptor earlier = endpoint.bulk("t", "shift", "acct-1/", null, null, "PT-1M");
+
+        assertThat(later.message()).isEqualTo("Shifted 2 tasks of type 't' whose key starts with 'acct-1/' by 10m");
+        assertThat(earlier.message()).endsWith(" by -1m");
+        assertThat(dueAt(a)).isEqualTo(Instant.ofEpochMilli(T0 + 1_000 + 540_000));
+        assertThat(dueAt(b)).isEqualTo(Instant.ofEpochMilli(T0 + 90_000 + 540_000));
+    }
+
+    @Test
+    void aBulkRequestItCannotServeIsABadRequestThatSaysWhatToChangeAndChangesNothing() {
+        long id = pending("t", "acct-1/a", T0 + 1_000, TaskStatus.QUEUED);
+
+        assertBadRequest(() -> endpoint.bulk("t", "delete", "acct-1/", null, null, null),
+                "Unknown action 'delete': use \"cancel\", \"reschedule\" (with \"dueAt\") or \"shift\" (with \"by\")");
+        assertBadRequest(() -> endpoint.bulk("t", null, "acct-1/", null, null, null), "Unknown action 'null'");
+        assertBadRequest(() -> endpoint.bulk("t", "cancel", null, null, null, null),
+                "keyPrefix is missing: give the start of the keys of the tasks to cancel (\"\" for every task with a "
+                        + "key), or \"all\": true for every task of type 't'");
+        assertBadRequest(() -> endpoint.bulk("t", "cancel", null, false, null, null), "keyPrefix is missing");
+        assertBadRequest(() -> endpoint.bulk("t", "cancel", "acct-1/", true, null, null),
+                "Give keyPrefix or \"all\": true, not both");
+        assertBadRequest(() -> endpoint.bulk("t", "reschedule", "acct-1/", null, null, null),
+                "reschedule needs \"dueAt\": an ISO-8601 instant such as 2026-12-07T09:00:00Z");
+        assertBadRequest(() -> endpoint.bulk("t", "reschedule", "acct-1/", null, "monday", null),
+                "dueAt 'monday' is no ISO-8601 instant");
+        assertBadRequest(() -> endpoint.bulk("t", "reschedule", "acct-1/", null, "2026-12-07T09:00:00Z", "1h"),
+                "\"by\" does not apply to reschedule: it takes \"dueAt\"");
+        assertBadRequest(() -> endpoint.bulk("t", "shift", "acct-1/", null, null, " "),
+                "shift needs \"by\": a duration such as 10m, -1h or PT10M");
+        assertBadRequest(() -> endpoint.bulk("t", "shift", "acct-1/", null, null, "ten minutes"),
+                "by 'ten minutes' is no duration");
+        assertBadRequest(() -> endpoint.bulk("t", "cancel", "acct-1/", null, "2026-12-07T09:00:00Z", null),
+                "\"dueAt\" does not apply to cancel: leave it out");
+        assertBadRequest(() -> endpoint.bulk("t", "shift", "acct-1/", null, null, "PT876000000H"),
+                "shift PT876000000H is too large");
+        assertBadRequest(() -> endpoint.bulk("t", "cancel", "a\u0000b", null, null, null), "key prefix");
+        assertThat(status(id)).isEqualTo(TaskStatus.QUEUED);
+        assertThat(dueAt(id)).isEqualTo(Instant.ofEpochMilli(T0 + 1_000));
+    }
+
+    @Test
+    void theWebExtensionServesTheTypesPathAndRefusesAnotherFirstSegment() {
+        DelayQueueEndpointWebExtension web = new DelayQueueEndpointWebExtension(endpoint);
+        long id = pending("t", "k", T0 + 1_000, TaskStatus.QUEUED);
+
+        WebEndpointResponse<TasksPageDescriptor> page = web.unstarted("types", "t", null, null, null);
+        assertThat(page.getStatus()).isEqualTo(WebEndpointResponse.STATUS_OK);
+        assertThat(page.getBody().tasks()).extracting(TaskDescriptor::id).containsExactly(id);
+        assertBadRequest(() -> web.unstarted("type", "t", null, null, null),
+                "Unknown path /actuator/delayqueue/type/t: the tasks of a type are at "
+                        + "/actuator/delayqueue/types/{type}");
+        assertBadRequest(() -> web.bulk("jobs", "t", "cancel", "", null, null, null), "Unknown path");
+        WebEndpointResponse<BulkDescriptor> cancelled = web.bulk("types", "t", "cancel", "", null, null, null);
+        assertThat(cancelled.getStatus()).isEqualTo(WebEndpointResponse.STATUS_OK);
+        assertThat(cancelled.getBody().changed()).isEqualTo(1);
+    }
+
     // --- helpers ----------------------------------------------------------------------------------------------
 
     private long pending(String type, long dueAt, TaskStatus status) {
@@ -278,6 +454,19 @@ class DelayQueueEndpointTests {
 
     private long pending(String type, @Nullable String key, long dueAt, TaskStatus status) {
         return store.insert(List.of(new NewTask(type, key, "{}", dueAt, status, null)), T0).get(0).id();
+    }
+
+    private TaskStatus status(long id) {
+        return store.find(id).orElseThrow().status();
+    }
+
+    private Instant dueAt(long id) {
+        return store.find(id).orElseThrow().dueAt();
+    }
+
+    private static void assertBadRequest(ThrowingCallable call, String message) {
+        assertThatExceptionOfType(InvalidEndpointRequestException.class).isThrownBy(call)
+            .withMessageStartingWith(message);
     }
 
     private long failed(String type, String error) {

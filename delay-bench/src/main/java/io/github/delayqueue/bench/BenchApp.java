@@ -31,6 +31,9 @@ public class BenchApp {
     /** Tasks run before the measurement, to warm the JIT and the pools; counted, not recorded. */
     static final String WARMUP_TYPE = "bench.warmup";
 
+    /** The bulk workload's tasks due days ahead, which its bulk operations move and cancel; none should run. */
+    static final String BULK_TYPE = "bench.bulk";
+
     /** What the run hands each instance: where to record, and which instance it is. */
     record Slot(Recorder recorder, int instance, java.util.concurrent.atomic.AtomicInteger warmups) {
     }
@@ -91,6 +94,11 @@ public class BenchApp {
             if (work > 0) {
                 Thread.sleep(work);
             }
+        }
+
+        @DelayedHandler(type = BULK_TYPE)
+        void bulk(Integer slot) {
+            recorder.bulkStarted();
         }
 
         @DelayedHandler(type = WARMUP_TYPE)

@@ -75,7 +75,8 @@ public final class BenchMain {
                 else if (result.failed()) {
                     ok = ok && !options.failOnLoss;
                     System.err.println("[bench] " + run.describe() + ": " + result.duplicates() + " duplicate(s), "
-                            + result.lost() + " lost, " + result.startedEarly() + " started early");
+                            + result.lost() + " lost, " + result.startedEarly() + " started early"
+                            + (result.bulkMismatch() > 0 ? ", " + result.bulkMismatch() + " bulk mismatch(es)" : ""));
                 }
                 results.add(result);
             }

@@ -19,15 +19,19 @@ final class BenchOptions {
             java -jar delay-bench.jar [options]
               --mode hybrid|jdbc[,..]          queue mode(s) (default hybrid)
               --instances N[,..]               Spring contexts (instances) in this JVM (default 1; mixed-durations 3)
-              --workload W[,..]                burst|steady|mixed|enqueue|soak|mixed-durations (default burst)
+              --workload W[,..]                burst|steady|mixed|enqueue|soak|mixed-durations|bulk (default burst)
               --tasks N                        burst and enqueue size (default 20000); mixed-durations (default 1500)
-              --rate R[,..]                    steady/mixed/soak tasks per second (default 200)
+              --rate R[,..]                    steady/mixed/soak/bulk tasks per second (default 200)
               --duration D                     steady/mixed scheduling window (default 30s); soak (default 10m);
+                                               bulk (default 90s);
                                                mixed-durations: the window the due times spread over (default 30s)
               --repeat K                       runs per combination; the summary shows median, min, max (default 3)
               --lead D                         burst/mixed-durations: first due this long after scheduling starts
                                                (default 5s); enqueue: all due this long after the first call
-                                               (default 3s); steady/mixed/soak: delay of every task (default 1s)
+                                               (default 3s); steady/mixed/soak/bulk: delay of every task (default 1s)
+              --bulk-tasks N                   bulk: tasks of another type, under one key prefix, that the bulk
+                                               operations reschedule and then cancel (default 100000)
+              --bulk-at D                      bulk: when the bulk operations start (default a third of --duration)
               --threads N --prefetch N --batch-size N   delay.worker.* (defaults: the starter's)
               --threshold D --migration-interval D      mixed: delay.hybrid.* (default 10s, 2s)
               --far-max D                      mixed: longest delay of the far tier (default 3 x threshold)
@@ -68,7 +72,8 @@ final class BenchOptions {
             DELAY_TEST_JDBC_URL/_USER/_PASSWORD and DELAY_TEST_REDIS_URL variables, else 127.0.0.1:3306 (root, no
             password) and 127.0.0.1:6379. Each run creates its own database and Redis key prefix and removes them.""";
 
-    static final List<String> WORKLOADS = List.of("burst", "steady", "mixed", "enqueue", "soak", "mixed-durations");
+    static final List<String> WORKLOADS = List.of("burst", "steady", "mixed", "enqueue", "soak", "mixed-durations",
+            "bulk");
 
     static final String FRESH = "fresh";
 
@@ -154,6 +159,11 @@ final class BenchOptions {
     Integer freshChild;
 
     boolean clientCounts = true;
+
+    int bulkTasks = 100_000;
+
+    /** As given; {@link #bulkAt(String)} applies the default. */
+    Duration bulkAt;
 
     String out;
 
@@ -249,6 +259,8 @@ final class BenchOptions {
             case "timeout" -> timeout = duration("timeout", value);
             case "warmup" -> warmup = nonNegative("warmup", value);
             case "client-counts" -> clientCounts = bool("client-counts", value);
+            case "bulk-tasks" -> bulkTasks = positive("bulk-tasks", value);
+            case "bulk-at" -> bulkAt = duration("bulk-at", value);
             case "out" -> out = value;
             case "fail-on-loss" -> failOnLoss = bool("fail-on-loss", value);
             default -> throw new UsageException("Unknown option --" + name);
@@ -261,6 +273,10 @@ final class BenchOptions {
         }
         if (migrationInterval.compareTo(threshold) >= 0) {
             throw new UsageException("--migration-interval must be shorter than --threshold");
+        }
+        if (workloads.contains("bulk") && bulkAt("bulk").compareTo(duration("bulk")) >= 0) {
+            throw new UsageException("--bulk-at (" + bulkAt("bulk") + ") must be within --duration ("
+                    + duration("bulk") + ")");
         }
         if (workloads.contains("mixed-durations") && tasks(("mixed-durations")) < slowEvery) {
             throw new UsageException("--tasks must be at least --slow-every (" + slowEvery + ") for mixed-durations");
@@ -277,9 +293,21 @@ final class BenchOptions {
         return tasks != null ? tasks : workload.equals("mixed-durations") ? 1500 : 20_000;
     }
 
-    /** How long a steady, mixed or soak run schedules, or the window mixed-durations' due times spread over. */
+    /** How long a steady, mixed, soak or bulk run schedules, or the window mixed-durations' due times spread over. */
     Duration duration(String workload) {
-        return duration != null ? duration : workload.equals("soak") ? Duration.ofMinutes(10) : Duration.ofSeconds(30);
+        if (duration != null) {
+            return duration;
+        }
+        return switch (workload) {
+            case "soak" -> Duration.ofMinutes(10);
+            case "bulk" -> Duration.ofSeconds(90);
+            default -> Duration.ofSeconds(30);
+        };
+    }
+
+    /** bulk: when the bulk operations start after the stream's origin: the option, else a third of the duration. */
+    Duration bulkAt(String workload) {
+        return bulkAt != null ? bulkAt : duration(workload).dividedBy(3);
     }
 
     /** Burst and mixed-durations: from the scheduling to the first due time; the others: every task's delay. */
@@ -314,7 +342,7 @@ final class BenchOptions {
 
     /** The raw ceiling says nothing about a run paced by its producer or its handlers' own time. */
     boolean ceiling(String workload) {
-        return ceiling && !workload.equals("soak") && !workload.equals("mixed-durations");
+        return ceiling && !workload.equals("soak") && !workload.equals("mixed-durations") && !workload.equals("bulk");
     }
 
     /** The soak's rows, purges and claim times come from the client-side proxy, so it always counts. */
@@ -324,7 +352,8 @@ final class BenchOptions {
 
     /** Whether the workload schedules at a rate (so {@code --rate} is one of its dimensions). */
     static boolean paced(String workload) {
-        return workload.equals("steady") || workload.equals("mixed") || workload.equals("soak");
+        return workload.equals("steady") || workload.equals("mixed") || workload.equals("soak")
+                || workload.equals("bulk");
     }
 
     /** The worker threads the instances run with: the option, else a {@code delay.worker.threads} property, else 8. */

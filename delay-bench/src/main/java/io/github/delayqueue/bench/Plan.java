@@ -16,8 +16,8 @@ import io.github.delayqueue.runtime.QueueClock;
  *
  * <ul>
  * <li>burst: all scheduled at once with one {@code scheduleAll}, all due at origin + lead;</li>
- * <li>steady and soak: {@code rate} per second over {@code duration}, each due lead after its scheduling time, so
- * due times are uniform;</li>
+ * <li>steady, soak and bulk: {@code rate} per second over {@code duration}, each due lead after its scheduling time,
+ * so due times are uniform;</li>
  * <li>mixed: like steady, but 80% with a delay uniform in [lead, threshold - 0.5s] (indexed at once in hybrid mode)
  * and 20% uniform in [threshold + 1s, farMax] (kept in the database until migration moves them);</li>
  * <li>enqueue: like burst, all due at origin + lead, but scheduled by single calls from several threads, so the
@@ -105,7 +105,7 @@ final class Plan {
                     plan.delayMicros[i] = lead;
                 }
             }
-            case "steady", "soak" -> {
+            case "steady", "soak", "bulk" -> {
                 for (int i = 0; i < n; i++) {
                     plan.scheduleAtMicros[i] = Math.round(i * 1_000_000.0 / rate);
                     plan.delayMicros[i] = lead;

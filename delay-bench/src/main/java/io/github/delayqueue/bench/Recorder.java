@@ -39,6 +39,9 @@ final class Recorder {
 
     private final LongAdder retries = new LongAdder();
 
+    /** Starts of the bulk workload's far-future tasks, which the bulk operations move and cancel: never expected. */
+    private final LongAdder bulkStarts = new LongAdder();
+
     private final LongAdder[] perInstance;
 
     Recorder(Plan plan, int instances) {
@@ -85,6 +88,14 @@ final class Recorder {
             distinct.incrementAndGet();
         }
         return plan.workMillis[slot];
+    }
+
+    void bulkStarted() {
+        bulkStarts.increment();
+    }
+
+    long bulkStarts() {
+        return bulkStarts.sum();
     }
 
     Plan plan() {

@@ -140,9 +140,17 @@ record RunResult(Map<String, Object> fields) {
         return count("started_early");
     }
 
-    /** Whether the outcome fails the command: a task lost, run twice, or started before its due time. */
+    /** bulk: tasks its bulk operations changed wrongly (or not), or that ran; 0 for the other workloads. */
+    long bulkMismatch() {
+        return count("bulk_mismatch");
+    }
+
+    /**
+     * Whether the outcome fails the command: a task lost, run twice, or started before its due time, or a bulk
+     * operation that changed other tasks than those under its prefix.
+     */
     boolean failed() {
-        return duplicates() > 0 || lost() > 0 || startedEarly() > 0;
+        return duplicates() > 0 || lost() > 0 || startedEarly() > 0 || bulkMismatch() > 0;
     }
 
     /** A count the run reported (always whole), 0 where it reported none. */

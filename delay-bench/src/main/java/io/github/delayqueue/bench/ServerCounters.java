@@ -17,7 +17,7 @@ final class ServerCounters {
 
     private static final String[] INNODB = { "Innodb_data_fsyncs", "Innodb_os_log_fsyncs", "Innodb_log_writes",
             "Innodb_rows_inserted", "Innodb_rows_updated", "Innodb_rows_read", "Innodb_row_lock_waits",
-            "Innodb_row_lock_time", "Questions", "Handler_commit" };
+            "Innodb_row_lock_time", "Innodb_deadlocks", "Questions", "Handler_commit" };
 
     private ServerCounters() {
     }

@@ -62,6 +62,14 @@ final class Summary {
                 new Column("verdict_p99_first_ms", "p99 1st ms"), new Column("verdict_p99_last_ms", "p99 last ms"),
                 new Column("purged_rows", "purged"), new Column("claim_round_p99_ms", "claim p99 ms"),
                 new Column("duplicates", "dup"), new Column("lost", "lost"), new Column("started_early", "early")));
+        COLUMNS.put("bulk", List.of(new Column("rate", "tasks/s"), new Column("bulk_tasks", "bulk tasks"),
+                new Column("baseline_p50_ms", "baseline p50 ms"), new Column("baseline_p99_ms", "baseline p99 ms"),
+                new Column("during_p50_ms", "during p50 ms"), new Column("during_p99_ms", "during p99 ms"),
+                new Column("during_max_ms", "during max ms"),
+                new Column("during_vs_baseline_p99", "p99 during / baseline"),
+                new Column("bulk_reschedule_s", "reschedule s"), new Column("bulk_cancel_s", "cancel s"),
+                new Column("bulk_mismatch", "mismatch"), new Column("duplicates", "dup"), new Column("lost", "lost"),
+                new Column("started_early", "early")));
     }
 
     /** Per soak run, per interval. */

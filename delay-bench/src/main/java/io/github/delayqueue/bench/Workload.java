@@ -16,6 +16,7 @@ interface Workload {
             case "steady", "mixed" -> new PacedWorkload();
             case "enqueue" -> new EnqueueWorkload();
             case "soak" -> new SoakWorkload();
+            case "bulk" -> new BulkWorkload();
             default -> throw new IllegalArgumentException(name);
         };
     }

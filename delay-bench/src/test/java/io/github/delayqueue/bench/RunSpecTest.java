@@ -107,4 +107,20 @@ class RunSpecTest {
             .containsEntry("delay.worker.prefetch", "32") // the command line's property after --prefetch
             .containsKey("spring.data.redis.url");
     }
+
+    @Test
+    void bulkIsPacedWithoutTheCeilingAndStartsItsOperationsAThirdIn() {
+        BenchOptions options = BenchOptions.parse("--workload", "bulk", "--rate", "2000");
+
+        assertThat(BenchOptions.paced("bulk")).isTrue();
+        assertThat(options.duration("bulk")).isEqualTo(Duration.ofSeconds(90));
+        assertThat(options.bulkAt("bulk")).isEqualTo(Duration.ofSeconds(30));
+        assertThat(options.bulkTasks).isEqualTo(100_000);
+        assertThat(options.ceiling("bulk")).isFalse();
+        assertThat(Plan.size(options, "bulk", 2000)).isEqualTo(180_000);
+        assertThat(BenchOptions.parse("--workload", "bulk", "--duration", "6s", "--bulk-tasks", "2000", "--bulk-at",
+                "2s").bulkAt("bulk")).isEqualTo(Duration.ofSeconds(2));
+        assertThatThrownBy(() -> BenchOptions.parse("--workload", "bulk", "--duration", "6s", "--bulk-at", "6s"))
+            .hasMessageContaining("--bulk-at");
+    }
 }

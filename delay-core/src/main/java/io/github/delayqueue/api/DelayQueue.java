@@ -118,8 +118,10 @@ public interface DelayQueue {
     /**
      * Cancels every task of a type that has not started (pending, or a follow-up waiting) whose key starts with
      * {@code keyPrefix}: "the user deleted their account, drop their reminders". It works in batches of at most 500
-     * tasks, each committed by itself, so it never holds many row locks and never keeps the consumers waiting; it is
-     * never part of the caller's transaction. A task claimed while it works runs.
+     * tasks, each committed by itself, so it never holds many row locks and never keeps the consumers waiting, and
+     * pauses between two batches as long as the last one took (at most a second), so it leaves the database at least
+     * half of its time for the consumers running beside it; it is never part of the caller's transaction. A task
+     * claimed while it works runs.
      *
      * @param type the task type
      * @param keyPrefix the start of the keys; {@code ""} for every keyed task, {@code null} for every task of the
