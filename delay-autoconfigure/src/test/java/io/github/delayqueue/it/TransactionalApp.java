@@ -5,6 +5,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import javax.sql.DataSource;
 
 import io.github.delayqueue.api.DelayQueue;
@@ -37,6 +39,9 @@ public class TransactionalApp {
 
     /** Handlers by behaviour. */
     public static class Handlers extends JournalingHandlers {
+
+        /** The "tx.claim-lost" tasks whose claim was taken over once already, on any instance of the test. */
+        private static final Set<Long> claimTaken = ConcurrentHashMap.newKeySet();
 
         private final DataSource dataSource;
 
@@ -81,14 +86,16 @@ public class TransactionalApp {
         }
 
         /**
-         * On its first attempt the task is claimed anew behind its back before the commit, on a connection of its
-         * own, as another instance does once a lease runs out: the first attempt's work must not commit.
+         * On its first run the task is claimed anew behind its back before the commit, on a connection of its
+         * own, as another instance does once a lease runs out: the first run's work must not commit. The first run,
+         * not attempt 1: when the new claim comes before the run's start was recorded, the run is not counted, and
+         * the next one is attempt 1 again.
          */
         @DelayedHandler(type = "tx.claim-lost", transactional = true, maxAttempts = 3)
         public void claimLost(String payload, TaskContext context) throws SQLException {
             record(context, payload);
             effect(context);
-            if (context.attempt() == 1) {
+            if (claimTaken.add(context.id())) {
                 try (Connection other = dataSource.getConnection();
                         PreparedStatement claim = other.prepareStatement(
                                 "UPDATE delay_task SET claims = claims + 1 WHERE id = ?")) {
