@@ -297,24 +297,21 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
 
     @Override
     public List<TaskView> movePending(Collection<Long> ids, long dueAt, long queuedUpTo, long now) {
-        if (ids.isEmpty()) {
-            return List.of();
-        }
-        return engine.call(() -> {
-            engineJdbc.update(TaskSql.forIds(TaskSql.MOVE_PENDING, table, ids.size()),
-                    TaskSql.args(new Object[] { dueAt, queuedUpTo, dueAt, now }, ids));
-            return views(ids).stream().filter(view -> view.status().isPending()).toList();
-        });
+        return updatePending(TaskSql.MOVE_PENDING, ids, dueAt, queuedUpTo, dueAt, now);
     }
 
     @Override
     public List<TaskView> shiftPending(Collection<Long> ids, long shiftMillis, long queuedUpTo, long now) {
+        return updatePending(TaskSql.SHIFT_PENDING, ids, shiftMillis, queuedUpTo, shiftMillis, now);
+    }
+
+    /** One statement over those of {@code ids} that are pending, then those still pending as they are now. */
+    private List<TaskView> updatePending(String sql, Collection<Long> ids, Object... leading) {
         if (ids.isEmpty()) {
             return List.of();
         }
         return engine.call(() -> {
-            engineJdbc.update(TaskSql.forIds(TaskSql.SHIFT_PENDING, table, ids.size()),
-                    TaskSql.args(new Object[] { shiftMillis, queuedUpTo, shiftMillis, now }, ids));
+            engineJdbc.update(TaskSql.forIds(sql, table, ids.size()), TaskSql.args(leading, ids));
             return views(ids).stream().filter(view -> view.status().isPending()).toList();
         });
     }
