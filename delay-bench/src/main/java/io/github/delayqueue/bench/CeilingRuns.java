@@ -30,10 +30,12 @@ final class CeilingRuns {
         Map<String, Object> raw = new LinkedHashMap<>();
         if (workload.equals("enqueue")) {
             BenchRun.log("raw loops (" + phase + "): " + n + " multi-row, " + n + " single calls from "
-                    + run.spec.callers() + " threads" + (run.spec.businessRow() ? ", " + n + " transactions" : ""));
+                    + run.spec.callers() + " threads" + (run.spec.businessRow() ? ", " + n + " transactions" : "")
+                    + (run.spec.keyed() ? ", keyed" : ""));
             long later = System.currentTimeMillis() + 1_800_000L;
             raw.putAll(ceiling.load(n, later));
-            RawCalls calls = new RawCalls(run.servers, run.database, ceiling, run.hybrid() ? run.redis : null);
+            RawCalls calls = new RawCalls(run.servers, run.database, ceiling, run.hybrid() ? run.redis : null,
+                    run.spec.keyed());
             raw.putAll(calls.single(n, run.spec.callers(), later));
             if (run.spec.businessRow()) {
                 raw.putAll(calls.inTransaction(n, run.spec.callers(), later));
@@ -68,6 +70,10 @@ final class CeilingRuns {
             result.put("single_vs_raw", ratio(result.get("single_per_s"), result.get("raw_single_per_s")));
             if (result.containsKey("raw_tx_per_s")) {
                 result.put("single_vs_raw_tx", ratio(result.get("single_per_s"), result.get("raw_tx_per_s")));
+            }
+            if (result.containsKey("raw_app_tx_per_s")) { // measured beside the idle instances, on their beans
+                result.put("single_vs_raw_app_tx",
+                        ratio(result.get("single_per_s"), result.get("raw_app_tx_per_s")));
             }
             result.put("schedule_all_vs_raw", ratio(result.get("schedule_all_per_s"), result.get("raw_enqueue_per_s")));
         }
