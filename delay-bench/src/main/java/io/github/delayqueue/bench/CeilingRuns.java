@@ -9,7 +9,9 @@ import java.util.concurrent.TimeUnit;
  * The raw ceiling of a run, measured once before the workload (instances idle) and once after (instances stopped);
  * the mean of the two is reported, so load that comes and goes on a shared machine hits both sides alike. The
  * enqueue workload measures its raw loops after only ({@link Workload#ceilingBefore}): in a fresh JVM a loop before
- * would warm the very driver code the measured calls are to meet cold.
+ * would warm the very driver code the measured calls are to meet cold; so in both JVM variants the raw loops are warm.
+ * Its hand-written Spring transaction ({@code raw_app_tx}) needs the instance's beans and is measured by the workload
+ * itself before the instances stop ({@link EnqueueWorkload#afterMeasurement}); its ratio is taken here.
  */
 final class CeilingRuns {
 
