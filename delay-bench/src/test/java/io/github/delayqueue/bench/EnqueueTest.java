@@ -201,6 +201,7 @@ class EnqueueTest {
         assertThat(summary).contains("| enqueue | jdbc | 1 | 1 | 4 | fresh | none | false | - | 2,000 | warm |")
             .contains("| enqueue | jdbc | 1 | 1 | 16 | warm | none | false |")
             .contains("| raw app tx/s | vs raw app tx | beside drain |")
+            .contains("| workload | mode | inst | runs | threads | jvm | tx | keyed | SQL stmts |")
             .contains("- jdbc x1, fresh JVM: 2,000 calls/s (>= 10,000: missed), 0.95 of the warm raw loop (>= 0.90: "
                     + "met), call p99 6 ms (<= 5 ms: missed)")
             .contains("- jdbc x1, warm JVM: 12,000 calls/s (>= 10,000: met)");
