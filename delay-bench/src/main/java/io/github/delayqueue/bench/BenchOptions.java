@@ -42,6 +42,8 @@ final class BenchOptions {
                                                warm-up of the same calls (default warm)
               --tx none|business-row[,..]      enqueue: each schedule() alone, or inside a Spring transaction that
                                                also inserts a row into bench_order (default none)
+              --keyed false|true[,..]          enqueue: true = each call passes a key of its own (default key
+                                               mode), and the raw loops insert the row with its key (default false)
               --redis single|cluster[,..]      hybrid runs against one Redis or a Redis Cluster (default single)
               --redis-cluster-nodes H:P[,..]   the cluster's seed nodes (default DELAY_TEST_REDIS_CLUSTER_NODES)
               --shards N                       delay.redis.shards of cluster runs (default 3)
@@ -120,6 +122,9 @@ final class BenchOptions {
     List<String> jvms = List.of(WARM);
 
     List<String> txs = List.of(TX_NONE);
+
+    /** enqueue: whether each call passes a key of its own. */
+    List<Boolean> keyeds = List.of(false);
 
     List<String> redis = List.of("single");
 
@@ -236,6 +241,7 @@ final class BenchOptions {
             case "enqueue-threads" -> enqueueThreads = list(value, v -> positive("enqueue-threads", v));
             case "jvm" -> jvms = list(value, v -> oneOf("jvm", v, FRESH, WARM));
             case "tx" -> txs = list(value, v -> oneOf("tx", v, TX_NONE, TX_BUSINESS_ROW));
+            case "keyed" -> keyeds = list(value, v -> bool("keyed", v));
             case "fresh-child" -> freshChild = positive("fresh-child", value);
             case "redis" -> redis = list(value, v -> {
                 String redis = v.toLowerCase(Locale.ROOT);

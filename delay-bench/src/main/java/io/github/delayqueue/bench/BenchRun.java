@@ -152,6 +152,7 @@ final class BenchRun {
             result.put("enqueue_threads", spec.callers());
             result.put("jvm", spec.jvm());
             result.put("tx", spec.tx());
+            result.put("keyed", spec.keyed());
         }
         if (BenchOptions.paced(name)) {
             result.put("rate", spec.rate());

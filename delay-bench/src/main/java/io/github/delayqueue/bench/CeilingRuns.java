@@ -9,7 +9,9 @@ import java.util.concurrent.TimeUnit;
  * The raw ceiling of a run, measured once before the workload (instances idle) and once after (instances stopped);
  * the mean of the two is reported, so load that comes and goes on a shared machine hits both sides alike. The
  * enqueue workload measures its raw loops after only ({@link Workload#ceilingBefore}): in a fresh JVM a loop before
- * would warm the very driver code the measured calls are to meet cold.
+ * would warm the very driver code the measured calls are to meet cold; so in both JVM variants the raw loops are warm.
+ * Its hand-written Spring transaction ({@code raw_app_tx}) needs the instance's beans and is measured by the workload
+ * itself before the instances stop ({@link EnqueueWorkload#afterMeasurement}); its ratio is taken here.
  */
 final class CeilingRuns {
 
@@ -30,10 +32,12 @@ final class CeilingRuns {
         Map<String, Object> raw = new LinkedHashMap<>();
         if (workload.equals("enqueue")) {
             BenchRun.log("raw loops (" + phase + "): " + n + " multi-row, " + n + " single calls from "
-                    + run.spec.callers() + " threads" + (run.spec.businessRow() ? ", " + n + " transactions" : ""));
+                    + run.spec.callers() + " threads" + (run.spec.businessRow() ? ", " + n + " transactions" : "")
+                    + (run.spec.keyed() ? ", keyed" : ""));
             long later = System.currentTimeMillis() + 1_800_000L;
             raw.putAll(ceiling.load(n, later));
-            RawCalls calls = new RawCalls(run.servers, run.database, ceiling, run.hybrid() ? run.redis : null);
+            RawCalls calls = new RawCalls(run.servers, run.database, ceiling, run.hybrid() ? run.redis : null,
+                    run.spec.keyed());
             raw.putAll(calls.single(n, run.spec.callers(), later));
             if (run.spec.businessRow()) {
                 raw.putAll(calls.inTransaction(n, run.spec.callers(), later));
@@ -68,6 +72,10 @@ final class CeilingRuns {
             result.put("single_vs_raw", ratio(result.get("single_per_s"), result.get("raw_single_per_s")));
             if (result.containsKey("raw_tx_per_s")) {
                 result.put("single_vs_raw_tx", ratio(result.get("single_per_s"), result.get("raw_tx_per_s")));
+            }
+            if (result.containsKey("raw_app_tx_per_s")) { // measured beside the idle instances, on their beans
+                result.put("single_vs_raw_app_tx",
+                        ratio(result.get("single_per_s"), result.get("raw_app_tx_per_s")));
             }
             result.put("schedule_all_vs_raw", ratio(result.get("schedule_all_per_s"), result.get("raw_enqueue_per_s")));
         }

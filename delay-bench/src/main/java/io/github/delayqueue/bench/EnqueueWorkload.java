@@ -25,7 +25,10 @@ import org.springframework.transaction.support.TransactionTemplate;
  * thread; the burst's lateness is measured as in every workload. Variants: outside any transaction, or each call in a
  * Spring transaction (the instance's {@link PlatformTransactionManager}) that also inserts a {@link BusinessRow};
  * in a fresh JVM (no warm-up: {@link FreshJvm} makes the run the first thing its JVM does) or after a warm-up of
- * the same calls. After the measurement, {@code scheduleAll} of n tasks due 30 minutes ahead is timed too.
+ * the same calls; without keys, or each call with a key of its own ({@code TaskRequest.key}, the default key mode).
+ * After the measurement, {@code scheduleAll} of n tasks due 30 minutes ahead is timed too, and in the business-row
+ * variant the same transaction written by hand on the instance's beans ({@link RawCalls#inAppTransaction}), while
+ * the instances still run (idle: every task ran).
  */
 final class EnqueueWorkload implements Workload {
 
@@ -81,6 +84,8 @@ final class EnqueueWorkload implements Workload {
         }
         result.put("enqueue_done_after_due_ms", Stats.round((lastCall - due) / 1000.0));
         result.put("enqueued_before_due", lastCall < due);
+        // the consumers start draining at the due instant: calls still running then were measured beside the drain
+        result.put("calls_overlapped_drain", lastCall > due);
         result.put("calls_returned_after_due", afterDue);
     }
 
@@ -110,9 +115,14 @@ final class EnqueueWorkload implements Workload {
         }
     }
 
-    /** {@code scheduleAll} of n tasks in one call, due 30 minutes ahead: the multi-row path, after the counters. */
+    /**
+     * {@code scheduleAll} of n tasks in one call, due 30 minutes ahead: the multi-row path, after the counters. Then,
+     * for business-row runs that measure the raw loops, the hand-written Spring transaction on instance 0's own
+     * transaction manager and pool, which exist only while it runs: the other raw loops come after the instances
+     * stopped ({@link CeilingRuns}).
+     */
     @Override
-    public void afterMeasurement(Run run, Map<String, Object> result) {
+    public void afterMeasurement(Run run, Map<String, Object> result) throws Exception {
         int n = run.plan.size();
         Instant later = Instant.now().plus(Duration.ofMinutes(30));
         List<TaskRequest> batch = new ArrayList<>(n);
@@ -123,6 +133,30 @@ final class EnqueueWorkload implements Workload {
         run.instances().queue().scheduleAll(batch);
         long end = System.nanoTime();
         result.put("schedule_all_per_s", Stats.round(n / Ceiling.seconds(end - start)));
+        if (!run.options.ceiling(run.spec.workload())) {
+            return;
+        }
+        // how the raw loops are measured, in both JVM variants: in this JVM, after the measured calls (which in a
+        // fresh run already ran the driver code the loops share), each after untimed calls of its own: warm
+        int threads = run.spec.callers();
+        result.put("raw_jvm", BenchOptions.WARM);
+        result.put("raw_warmup_calls", RawCalls.warmupCalls(n, threads));
+        if (run.spec.businessRow()) {
+            BenchRun.log("raw loop: " + n + " hand-written Spring transactions from " + threads + " threads"
+                    + (run.spec.keyed() ? ", keyed" : "") + ", on instance 0's transaction manager and pool");
+            ConfigurableApplicationContext context = run.instances().get(0);
+            RedisTarget redis = run.hybrid() ? run.redis : null;
+            Ceiling ceiling = new Ceiling(run.servers, run.database, run.prefix + ":app-tx", redis);
+            ceiling.createTable(run.table);
+            try {
+                RawCalls calls = new RawCalls(run.servers, run.database, ceiling, redis, run.spec.keyed());
+                result.putAll(calls.inAppTransaction(n, threads, System.currentTimeMillis() + 1_800_000L,
+                        context.getBean(PlatformTransactionManager.class), context.getBean(DataSource.class)));
+            }
+            finally {
+                ceiling.dropTable();
+            }
+        }
     }
 
     /** The raw loops run after the measurement in both variants: before it they would warm a fresh JVM. */
@@ -152,6 +186,9 @@ final class EnqueueWorkload implements Workload {
 
         private final String insertOrder = BusinessRow.insertInto(BusinessRow.TABLE);
 
+        /** Whether each call passes a key of its own: {@code "k-"} and its slot, unique per type. */
+        private final boolean keyed;
+
         ScheduleCall(Run run, String type, Plan plan) {
             ConfigurableApplicationContext context = run.instances().get(0);
             this.queue = run.instances().queue();
@@ -161,19 +198,29 @@ final class EnqueueWorkload implements Workload {
             boolean business = run.spec.businessRow();
             this.tx = business ? new TransactionTemplate(context.getBean(PlatformTransactionManager.class)) : null;
             this.jdbc = business ? new JdbcTemplate(context.getBean(DataSource.class)) : null;
+            this.keyed = run.spec.keyed();
         }
 
         @Override
         public void call(int slot) {
             Instant dueAt = plan == null ? Instant.now() : plan.dueAt(slot);
             if (tx == null) {
-                queue.schedule(type, slot, dueAt);
+                schedule(slot, dueAt);
                 return;
             }
             tx.executeWithoutResult(status -> {
                 jdbc.update(insertOrder, System.currentTimeMillis());
-                queue.schedule(type, slot, dueAt);
+                schedule(slot, dueAt);
             });
+        }
+
+        private void schedule(int slot, Instant dueAt) {
+            if (keyed) {
+                queue.schedule(TaskRequest.of(type, slot).key("k-" + slot).dueAt(dueAt).build());
+            }
+            else {
+                queue.schedule(type, slot, dueAt);
+            }
         }
 
         /**

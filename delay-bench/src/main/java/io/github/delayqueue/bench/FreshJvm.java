@@ -91,8 +91,8 @@ final class FreshJvm {
     static List<String> pinned(RunSpec spec) {
         return List.of("--workload", spec.workload(), "--mode", spec.mode(), "--instances",
                 Integer.toString(spec.instances()), "--redis", spec.redis(), "--enqueue-threads",
-                Integer.toString(spec.callers()), "--jvm", spec.jvm(), "--tx", spec.tx(), "--repeat", "1",
-                "--fresh-child", Integer.toString(spec.repetition()));
+                Integer.toString(spec.callers()), "--jvm", spec.jvm(), "--tx", spec.tx(), "--keyed",
+                Boolean.toString(spec.keyed()), "--repeat", "1", "--fresh-child", Integer.toString(spec.repetition()));
     }
 
     private static String javaBinary() {

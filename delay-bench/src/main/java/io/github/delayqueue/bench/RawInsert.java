@@ -15,7 +15,10 @@ import java.util.Locale;
  * benchmark's rows, and the ids read back as the library reads them (its {@code GeneratedIds}): on MariaDB the
  * insert's {@code RETURNING id}; on MySQL the first generated key, the rows of a multi-row insert
  * {@code auto_increment_increment} apart, read on the insert's connection right before it. So a raw loop sends the
- * server exactly what a {@code schedule()} makes it do.
+ * server exactly what a {@code schedule()} makes it do. Keyed rows go through the same statement with
+ * {@code task_key} bound: the minimum a hand-written keyed insert needs, one {@code INSERT} that the table's unique
+ * {@code (task_type, live_key)} index guards, with no look-up of the key first (the library looks its keys up with
+ * {@code SELECT_BY_KEYS} before that insert, to return a live task's id instead of failing).
  */
 final class RawInsert {
 
@@ -44,18 +47,28 @@ final class RawInsert {
 
     /**
      * Inserts {@code rows} rows of the benchmark's type, due at {@code dueAt} (epoch ms) in {@code status}, payloads
-     * {@code firstPayload} onwards; returns their ids. Commits only if the connection is in autocommit.
+     * {@code firstPayload} onwards, without keys; returns their ids. Commits only if the connection is in autocommit.
      */
     List<Long> insert(Connection connection, int rows, int firstPayload, long dueAt, String status)
+            throws SQLException {
+        return insert(connection, rows, firstPayload, dueAt, status, null);
+    }
+
+    /**
+     * The same; with a {@code keyPrefix}, each row's {@code task_key} is the prefix and its payload ({@code k-...-7}),
+     * so the caller makes the keys unique.
+     */
+    List<Long> insert(Connection connection, int rows, int firstPayload, long dueAt, String status, String keyPrefix)
             throws SQLException {
         try (PreparedStatement ps = returning ? connection.prepareStatement(sql(rows))
                 : connection.prepareStatement(sql(rows), Statement.RETURN_GENERATED_KEYS)) {
             int p = 1;
             long now = System.currentTimeMillis();
             for (int i = 0; i < rows; i++) {
+                String payload = Integer.toString(firstPayload + i);
                 ps.setString(p++, BenchApp.TYPE);
-                ps.setString(p++, null);
-                ps.setString(p++, Integer.toString(firstPayload + i));
+                ps.setString(p++, keyPrefix == null ? null : keyPrefix + payload);
+                ps.setString(p++, payload);
                 ps.setLong(p++, dueAt);
                 ps.setString(p++, status);
                 ps.setNull(p++, Types.INTEGER);

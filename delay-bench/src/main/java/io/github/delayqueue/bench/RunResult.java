@@ -35,6 +35,7 @@ record RunResult(Map<String, Object> fields) {
             result.put("enqueue_threads", spec.callers());
             result.put("jvm", spec.jvm());
             result.put("tx", spec.tx());
+            result.put("keyed", spec.keyed());
         }
         result.put("repetition", spec.repetition());
         result.put("error", String.valueOf(ex));
@@ -113,6 +114,11 @@ record RunResult(Map<String, Object> fields) {
         return fields.get("tx");
     }
 
+    /** The enqueue workload's keys: whether each call passed a key of its own; false for the others. */
+    boolean keyed() {
+        return Boolean.TRUE.equals(fields.get("keyed"));
+    }
+
     Object repetition() {
         return fields.get("repetition");
     }
@@ -120,7 +126,7 @@ record RunResult(Map<String, Object> fields) {
     /** What the repetitions of one combination share: the summary gives them one row. */
     String combination() {
         return workload() + "|" + modeLabel() + "|" + fields.get("instances") + "|" + fields.get("rate") + "|"
-                + variant() + "|" + fields.get("enqueue_threads") + "|" + jvm() + "|" + tx();
+                + variant() + "|" + fields.get("enqueue_threads") + "|" + jvm() + "|" + tx() + "|" + keyed();
     }
 
     /** Why the run failed, {@code null} if it ran to the end. */

@@ -8,7 +8,8 @@ import java.util.Map;
 /**
  * One run of the command: a workload in a mode with a number of instances, at a rate (paced workloads), against
  * one Redis or a Redis Cluster (hybrid mode), in a variant (mixed-durations: the starter's prefetch, then none), and
- * for enqueue with a number of calling threads, in a fresh or a warm JVM, with or without a transaction per call.
+ * for enqueue with a number of calling threads, in a fresh or a warm JVM, with or without a transaction per call,
+ * with or without a key per call.
  *
  * @param rate tasks per second of a paced workload, 0 otherwise
  * @param redis {@code single} or {@code cluster}; jdbc-mode runs use no Redis and are always {@code single}
@@ -16,9 +17,10 @@ import java.util.Map;
  * @param callers enqueue: threads calling {@code schedule()}; 0 otherwise
  * @param jvm enqueue: {@code fresh} or {@code warm}; {@code ""} otherwise
  * @param tx enqueue: {@code none} or {@code business-row}; {@code ""} otherwise
+ * @param keyed enqueue: whether each call passes a key of its own (and the raw loops insert it); false otherwise
  */
 record RunSpec(String workload, String mode, int instances, int rate, String redis, String variant, int repetition,
-        int callers, String jvm, String tx) {
+        int callers, String jvm, String tx, boolean keyed) {
 
     static final String PREFETCH_DEFAULT = "prefetch-default";
 
@@ -26,7 +28,7 @@ record RunSpec(String workload, String mode, int instances, int rate, String red
 
     /** A run of any workload but enqueue. */
     RunSpec(String workload, String mode, int instances, int rate, String redis, String variant, int repetition) {
-        this(workload, mode, instances, rate, redis, variant, repetition, 0, "", "");
+        this(workload, mode, instances, rate, redis, variant, repetition, 0, "", "", false);
     }
 
     boolean cluster() {
@@ -55,7 +57,8 @@ record RunSpec(String workload, String mode, int instances, int rate, String red
     String describe() {
         return workload + " " + mode + (cluster() ? " (cluster)" : "") + " x" + instances
                 + (rate > 0 ? " " + rate + "/s" : "") + (variant.isEmpty() ? "" : " " + variant)
-                + (callers > 0 ? " " + callers + " threads " + jvm + " tx " + tx : "") + " #" + repetition;
+                + (callers > 0 ? " " + callers + " threads " + jvm + " tx " + tx + (keyed ? " keyed" : "") : "")
+                + " #" + repetition;
     }
 
     /**
@@ -75,6 +78,7 @@ record RunSpec(String workload, String mode, int instances, int rate, String red
                 List<Integer> callers = enqueue ? options.enqueueThreads : List.of(0);
                 List<String> jvms = enqueue ? options.jvms : List.of("");
                 List<String> txs = enqueue ? options.txs : List.of("");
+                List<Boolean> keyeds = enqueue ? options.keyeds : List.of(false);
                 for (String mode : options.modes) {
                     List<String> redis = mode.equals("hybrid") ? options.redis : List.of("single");
                     for (int instances : options.instances(workload)) {
@@ -84,8 +88,10 @@ record RunSpec(String workload, String mode, int instances, int rate, String red
                                     for (int threads : callers) {
                                         for (String jvm : jvms) {
                                             for (String tx : txs) {
-                                                runs.add(new RunSpec(workload, mode, instances, rate, setup, variant,
-                                                        repetition, threads, jvm, tx));
+                                                for (boolean keyed : keyeds) {
+                                                    runs.add(new RunSpec(workload, mode, instances, rate, setup,
+                                                            variant, repetition, threads, jvm, tx, keyed));
+                                                }
                                             }
                                         }
                                     }

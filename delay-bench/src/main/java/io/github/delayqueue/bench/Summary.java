@@ -40,12 +40,15 @@ final class Summary {
                 new Column("queue_far_p99_ms", "queue far p99 ms"),
                 new Column("duplicates", "dup"), new Column("lost", "lost"), new Column("started_early", "early")));
         COLUMNS.put("enqueue", List.of(new Column("enqueue_threads", "threads"), new Column("jvm", "jvm"),
-                new Column("tx", "tx"), new Column("tasks", "tasks"), new Column("single_per_s", "schedule()/s"),
+                new Column("tx", "tx"), new Column("keyed", "keyed"), new Column("tasks", "tasks"),
+                new Column("single_per_s", "schedule()/s"), new Column("raw_jvm", "raw jvm"),
                 new Column("raw_single_per_s", "raw/s"), new Column("single_vs_raw", "vs raw"),
                 new Column("raw_tx_per_s", "raw tx/s"), new Column("single_vs_raw_tx", "vs raw tx"),
-                new Column("single_call_p50_ms", "call p50 ms"), new Column("single_call_p99_ms", "call p99 ms"),
-                new Column("single_call_max_ms", "call max ms"), new Column("lateness_p50_ms", "p50 ms"),
-                new Column("lateness_p99_ms", "p99 ms"), new Column("lateness_max_ms", "max ms"),
+                new Column("raw_app_tx_per_s", "raw app tx/s"), new Column("single_vs_raw_app_tx", "vs raw app tx"),
+                new Column("calls_overlapped_drain", "beside drain"), new Column("single_call_p50_ms", "call p50 ms"),
+                new Column("single_call_p99_ms", "call p99 ms"), new Column("single_call_max_ms", "call max ms"),
+                new Column("lateness_p50_ms", "p50 ms"), new Column("lateness_p99_ms", "p99 ms"),
+                new Column("lateness_max_ms", "max ms"),
                 new Column("enqueue_done_after_due_ms", "calls done after due ms"),
                 new Column("last_start_after_due_ms", "last start after due ms"),
                 new Column("schedule_all_per_s", "scheduleAll/s"), new Column("raw_enqueue_per_s", "raw multi-row/s"),
@@ -92,6 +95,10 @@ final class Summary {
             new Column("server_innodb_data_fsyncs_per_task", "InnoDB fsyncs"),
             new Column("server_redis_commands_per_task", "Redis cmds (server)"));
 
+    /** What tells the enqueue workload's combinations apart, before their per-task costs. */
+    private static final List<Column> ENQUEUE_LABELS = List.of(new Column("enqueue_threads", "threads"),
+            new Column("jvm", "jvm"), new Column("tx", "tx"), new Column("keyed", "keyed"));
+
     private Summary() {
     }
 
@@ -116,7 +123,12 @@ final class Summary {
         }
         if (!groups.isEmpty()) {
             out.append("\nper-task cost (median; client: sent by this process; server: counted by MariaDB/Redis)\n\n");
-            table(out, COSTS, new ArrayList<>(groups.values()));
+            List<Column> costs = COSTS;
+            if (groups.values().stream().anyMatch(group -> group.get(0).workload().equals("enqueue"))) {
+                costs = new ArrayList<>(ENQUEUE_LABELS); // else the enqueue rows of one mode look alike
+                costs.addAll(COSTS);
+            }
+            table(out, costs, new ArrayList<>(groups.values()));
         }
         scaling(out, groups);
         enqueueTargets(out, groups);
@@ -152,6 +164,9 @@ final class Summary {
         List<Double> values = values(group, key);
         if (values.isEmpty()) {
             Object text = group.get(0).get(key); // a label of the group, such as enqueue's jvm and tx
+            if (text instanceof Boolean) {
+                return flags(group, key);
+            }
             return text instanceof String label ? label : "-";
         }
         if (key.equals("duplicates") || key.equals("lost") || key.equals("started_early")) {
@@ -164,6 +179,16 @@ final class Summary {
             return format(median);
         }
         return format(median) + " (" + format(min) + "-" + format(max) + ")";
+    }
+
+    /** A yes-or-no figure: its value when every run has the same, else how many runs said true. */
+    private static String flags(List<RunResult> group, String key) {
+        long yes = group.stream().filter(run -> Boolean.TRUE.equals(run.get(key))).count();
+        long no = group.stream().filter(run -> Boolean.FALSE.equals(run.get(key))).count();
+        if (no == 0 || yes == 0) {
+            return Boolean.toString(yes > 0);
+        }
+        return yes + " of " + (yes + no);
     }
 
     static double median(List<RunResult> group, String key) {
@@ -213,9 +238,10 @@ final class Summary {
             double vsRaw = median(group, "single_vs_raw");
             double p99 = median(group, "single_call_p99_ms");
             lines.append("- ").append(first.modeLabel()).append(" x").append(first.get("instances")).append(", ")
-                .append(first.jvm()).append(" JVM: ").append(format(rate)).append(" calls/s (>= 10,000: ")
+                .append(first.jvm()).append(" JVM").append(first.keyed() ? ", keyed" : "").append(": ")
+                .append(format(rate)).append(" calls/s (>= 10,000: ")
                 .append(verdict(rate, 10_000, true)).append("), ").append(format(vsRaw))
-                .append(" of raw (>= 0.90: ").append(verdict(vsRaw, 0.90, true)).append("), call p99 ")
+                .append(" of the warm raw loop (>= 0.90: ").append(verdict(vsRaw, 0.90, true)).append("), call p99 ")
                 .append(format(p99)).append(" ms (<= 5 ms: ").append(verdict(p99, 5, false)).append(")\n");
         });
         if (!lines.isEmpty()) {

@@ -34,11 +34,25 @@ class EnqueueTest {
     }
 
     @Test
+    void keysAndOneThreadAreDimensionsOfEnqueueToo() {
+        BenchOptions options = BenchOptions.parse("--workload", "enqueue,burst", "--mode", "jdbc", "--enqueue-threads",
+                "1,4,16", "--keyed", "false,true", "--repeat", "1");
+        List<RunSpec> runs = RunSpec.expand(options);
+        assertThat(runs).hasSize(3 * 2 + 1);
+        assertThat(runs).extracting(RunSpec::describe).startsWith("enqueue jdbc x1 1 threads warm tx none #1",
+                "enqueue jdbc x1 1 threads warm tx none keyed #1", "enqueue jdbc x1 4 threads warm tx none #1")
+            .endsWith("burst jdbc x1 #1");
+        assertThat(runs.get(1).keyed()).isTrue();
+        assertThat(runs.get(runs.size() - 1).keyed()).isFalse();
+    }
+
+    @Test
     void enqueueDefaultsAndBadValues() {
         BenchOptions options = BenchOptions.parse("--workload", "enqueue", "--tasks", "3000");
         assertThat(options.enqueueThreads).containsExactly(16);
         assertThat(options.jvms).containsExactly("warm");
         assertThat(options.txs).containsExactly("none");
+        assertThat(options.keyeds).containsExactly(false);
         assertThat(options.lead("enqueue")).isEqualTo(Duration.ofSeconds(3));
         assertThat(options.lead("burst")).isEqualTo(Duration.ofSeconds(5));
         assertThat(options.warmup("enqueue")).isEqualTo(3000); // as many warm-up calls as measured ones
@@ -47,6 +61,7 @@ class EnqueueTest {
         assertThat(options.isFreshChild()).isFalse();
         assertThatThrownBy(() -> BenchOptions.parse("--jvm", "hot")).hasMessageContaining("--jvm");
         assertThatThrownBy(() -> BenchOptions.parse("--tx", "required")).hasMessageContaining("--tx");
+        assertThatThrownBy(() -> BenchOptions.parse("--keyed", "maybe")).hasMessageContaining("--keyed");
         assertThatThrownBy(() -> BenchOptions.parse("--enqueue-threads", "4,0"))
             .hasMessageContaining("--enqueue-threads");
     }
@@ -54,8 +69,9 @@ class EnqueueTest {
     @Test
     void theFreshChildRunsExactlyItsRunWhateverTheCommandLineListed() {
         String[] args = { "--workload", "burst,enqueue", "--mode", "hybrid,jdbc", "--enqueue-threads", "4,16", "--jvm",
-                "fresh,warm", "--tx", "none,business-row", "--repeat", "3", "--tasks", "500", "--out", "x.jsonl" };
-        RunSpec spec = new RunSpec("enqueue", "jdbc", 1, 0, "single", "", 2, 16, "fresh", "business-row");
+                "fresh,warm", "--tx", "none,business-row", "--keyed", "false,true", "--repeat", "3", "--tasks", "500",
+                "--out", "x.jsonl" };
+        RunSpec spec = new RunSpec("enqueue", "jdbc", 1, 0, "single", "", 2, 16, "fresh", "business-row", true);
         List<String> command = FreshJvm.command("/jdk/bin/java",
                 List.of("-Xmx1g", "-agentlib:jdwp=transport=dt_socket"), "delay-bench/target/delay-bench.jar", args,
                 spec);
@@ -145,11 +161,18 @@ class EnqueueTest {
         Map<String, Object> after = Map.of("raw_single_per_s", 2000.0, "raw_tx_per_s", 1000.0,
                 "raw_enqueue_per_s", 40_000.0);
         Map<String, Object> result = new LinkedHashMap<>(
-                Map.of("single_per_s", 1500.0, "schedule_all_per_s", 30_000.0));
+                Map.of("single_per_s", 1500.0, "schedule_all_per_s", 30_000.0, "raw_app_tx_per_s", 750.0));
         CeilingRuns.merge("enqueue", null, after, result);
         assertThat(result).containsEntry("raw_single_per_s", 2000.0).containsEntry("single_vs_raw", 0.75)
-            .containsEntry("single_vs_raw_tx", 1.5).containsEntry("schedule_all_vs_raw", 0.75)
-            .containsKey("ceiling_after").doesNotContainKey("ceiling_before");
+            .containsEntry("single_vs_raw_tx", 1.5).containsEntry("single_vs_raw_app_tx", 2.0)
+            .containsEntry("schedule_all_vs_raw", 0.75).containsKey("ceiling_after")
+            .doesNotContainKey("ceiling_before");
+        Map<String, Object> noAppTx = new LinkedHashMap<>(Map.of("single_per_s", 1500.0));
+        CeilingRuns.merge("enqueue", null, after, noAppTx);
+        assertThat(noAppTx).doesNotContainKey("single_vs_raw_app_tx");
+        assertThat(RawCalls.warmupCalls(20_000, 1)).isEqualTo(200);
+        assertThat(RawCalls.warmupCalls(20_000, 16)).isEqualTo(320);
+        assertThat(RawCalls.warmupCalls(100, 16)).isEqualTo(100);
     }
 
     @Test
@@ -164,7 +187,10 @@ class EnqueueTest {
                 run.put("enqueue_threads", threads);
                 run.put("jvm", jvm);
                 run.put("tx", "none");
+                run.put("keyed", false);
                 run.put("single_per_s", jvm.equals("warm") ? 12_000.0 : 2_000.0);
+                run.put("raw_jvm", "warm");
+                run.put("calls_overlapped_drain", jvm.equals("fresh"));
                 run.put("single_vs_raw", 0.95);
                 run.put("single_call_p99_ms", 6.0);
                 run.put("duplicates", 0L);
@@ -172,12 +198,21 @@ class EnqueueTest {
             }
         }
         String summary = Summary.render(runs);
-        assertThat(summary).contains("| enqueue | jdbc | 1 | 1 | 4 | fresh | none |")
-            .contains("| enqueue | jdbc | 1 | 1 | 16 | warm | none |")
-            .contains("- jdbc x1, fresh JVM: 2,000 calls/s (>= 10,000: missed), 0.95 of raw (>= 0.90: met), call p99 "
-                    + "6 ms (<= 5 ms: missed)")
+        assertThat(summary).contains("| enqueue | jdbc | 1 | 1 | 4 | fresh | none | false | - | 2,000 | warm |")
+            .contains("| enqueue | jdbc | 1 | 1 | 16 | warm | none | false |")
+            .contains("| raw app tx/s | vs raw app tx | beside drain |")
+            .contains("| workload | mode | inst | runs | threads | jvm | tx | keyed | SQL stmts |")
+            .contains("- jdbc x1, fresh JVM: 2,000 calls/s (>= 10,000: missed), 0.95 of the warm raw loop (>= 0.90: "
+                    + "met), call p99 6 ms (<= 5 ms: missed)")
             .contains("- jdbc x1, warm JVM: 12,000 calls/s (>= 10,000: met)");
         assertThat(summary.lines().filter(line -> line.startsWith("- jdbc x1,"))).hasSize(2); // 16 threads only
         assertThat(Summary.verdict(Double.NaN, 1, true)).isEqualTo("not measured");
+
+        // repetitions of one combination that differ in a yes-or-no figure: how many said yes
+        Map<String, Object> one = new LinkedHashMap<>(runs.get(0).fields());
+        one.put("calls_overlapped_drain", false);
+        runs.add(new RunResult(one));
+        assertThat(Summary.render(runs)).contains("| enqueue | jdbc | 1 | 2 | 4 | fresh | none | false |")
+            .contains(" | 1 of 2 | ");
     }
 }
