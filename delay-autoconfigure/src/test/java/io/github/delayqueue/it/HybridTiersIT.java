@@ -79,7 +79,9 @@ class HybridTiersIT {
 
         assertThat(queue.find(soon).orElseThrow().status()).isEqualTo(TaskStatus.QUEUED);
         assertThat(queue.find(later).orElseThrow().status()).isEqualTo(TaskStatus.SCHEDULED);
-        assertThat(redis.opsForZSet().score(IndexAccess.key(index, 0), Long.toString(soon))).isNotNull();
+        // indexed after the commit, off the caller's thread: within milliseconds
+        await().atMost(5, TimeUnit.SECONDS).pollInterval(10, TimeUnit.MILLISECONDS)
+            .until(() -> redis.opsForZSet().score(IndexAccess.key(index, 0), Long.toString(soon)) != null);
         assertThat(redis.opsForZSet().score(IndexAccess.key(index, 0), Long.toString(later))).isNull();
 
         await().atMost(6, TimeUnit.SECONDS).pollInterval(50, TimeUnit.MILLISECONDS)

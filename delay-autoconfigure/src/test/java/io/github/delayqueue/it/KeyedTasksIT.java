@@ -114,6 +114,8 @@ class KeyedTasksIT {
         assertThat(task.status()).isEqualTo(mode.equals("hybrid") ? TaskStatus.QUEUED : TaskStatus.SCHEDULED);
         assertThat(rowsOfKey("cart-1")).isEqualTo(1);
         if (mode.equals("hybrid")) {
+            // indexed after each commit, off the callers' threads
+            await().atMost(Duration.ofSeconds(5)).until(() -> score(contexts.get(0), task.id()) != null);
             Double score = score(contexts.get(0), task.id());
             assertThat(score).as("indexed, never later than the row").isNotNull();
             assertThat(score.longValue()).isLessThanOrEqualTo(task.dueAt().toEpochMilli());

@@ -50,8 +50,11 @@ class SaturatedSweepIT {
             List<Long> ids = instance.getBean(DelayQueue.class).scheduleAll(requests);
             long lost = ids.get(100); // due two seconds from now
             RedisTimeIndex index = instance.getBean(RedisTimeIndex.class);
-            new StringRedisTemplate(instance.getBean(RedisConnectionFactory.class)).opsForZSet()
-                .remove(IndexAccess.key(index, 0), Long.toString(lost));
+            StringRedisTemplate redis = new StringRedisTemplate(instance.getBean(RedisConnectionFactory.class));
+            // added after the commit, off the caller's thread: take it out once it is in
+            await().atMost(5, TimeUnit.SECONDS).pollInterval(10, TimeUnit.MILLISECONDS)
+                .until(() -> redis.opsForZSet().score(IndexAccess.key(index, 0), Long.toString(lost)) != null);
+            redis.opsForZSet().remove(IndexAccess.key(index, 0), Long.toString(lost));
 
             JdbcTemplate jdbc = new JdbcTemplate(instances.database().dataSource());
             await().atMost(90, TimeUnit.SECONDS).pollInterval(500, TimeUnit.MILLISECONDS)

@@ -11,6 +11,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -37,7 +38,8 @@ import org.springframework.transaction.TransactionException;
 /**
  * The {@link DelayQueue} applications call. It validates and writes the row, joining the caller's transaction when
  * the store can ({@link TaskStore#joinsCallerTransaction()}: a transaction of the queue's DataSource), and only after
- * the commit indexes the task and wakes the consumers, so a rolled-back task is never seen. A write that could not
+ * the commit hands the task to the index ({@link IndexWrites}: off the caller's thread) and wakes the consumers, so a
+ * rolled-back task is never seen. A write that could not
  * join committed at once, and is indexed at once; inside a transaction of another resource that is logged, once per
  * transaction name.
  */
@@ -52,6 +54,8 @@ class DefaultDelayQueue implements DelayQueue {
     private final TaskStore store;
 
     private final Indexer indexer;
+
+    private final Consumer<List<DueTask>> addToIndex;
 
     private final PayloadCodec codec;
 
@@ -71,18 +75,29 @@ class DefaultDelayQueue implements DelayQueue {
 
     private final UnjoinedTransactions unjoined = new UnjoinedTransactions();
 
-    /** @param maxPayloadBytes the largest payload accepted, as JSON in UTF-8 ({@code delay.payload.max-size}) */
+    /**
+     * A queue that indexes new tasks on the calling thread, before the call returns (the engine's tests).
+     *
+     * @param maxPayloadBytes the largest payload accepted, as JSON in UTF-8 ({@code delay.payload.max-size})
+     */
     public DefaultDelayQueue(TaskStore store, Indexer indexer, PayloadCodec codec, long maxPayloadBytes,
             Tiers tiers, QueueClock clock, WakeSignal wake, TaskEvents events) {
-        this(store, indexer, codec, maxPayloadBytes, tiers, clock, wake, events, TraceContextSource.NONE);
+        this(store, indexer, indexer::add, codec, maxPayloadBytes, tiers, clock, wake, events,
+                TraceContextSource.NONE);
     }
 
-    /** @param traces the trace each call's tasks carry to their runs */
-    public DefaultDelayQueue(TaskStore store, Indexer indexer, PayloadCodec codec, long maxPayloadBytes,
-            Tiers tiers, QueueClock clock, WakeSignal wake, TaskEvents events, TraceContextSource traces) {
+    /**
+     * @param addToIndex adds committed tasks of the near tier to the index: {@link IndexWrites} at run time, so a
+     *        caller never waits on Redis
+     * @param traces the trace each call's tasks carry to their runs
+     */
+    public DefaultDelayQueue(TaskStore store, Indexer indexer, Consumer<List<DueTask>> addToIndex, PayloadCodec codec,
+            long maxPayloadBytes, Tiers tiers, QueueClock clock, WakeSignal wake, TaskEvents events,
+            TraceContextSource traces) {
         this.store = store;
         this.traces = traces;
         this.indexer = indexer;
+        this.addToIndex = addToIndex;
         this.codec = codec;
         this.validator = new TaskValidator(maxPayloadBytes);
         this.tiers = tiers;
@@ -186,7 +201,7 @@ class DefaultDelayQueue implements DelayQueue {
                 far.add(task.id());
             }
         }
-        indexer.add(queued);
+        addToIndex.accept(queued);
         if (!far.isEmpty()) {
             indexer.remove(far);
         }

@@ -86,7 +86,7 @@ class DelayQueueEngine {
     DelayQueueEngine(EngineSettings settings, TaskStore store, Indexer indexer,
             HandlerRegistry registry, PayloadCodec codec, RetryPolicy retryPolicy, Tiers tiers, QueueClock clock,
             WakeSignal wake, TaskEvents events, HandlerInvoker invoker, TaskScheduler scheduler,
-            Executor handlerExecutor, @Nullable TransactionOperations handlerTransactions) {
+            Executor handlerExecutor, @Nullable TransactionOperations handlerTransactions, IndexWrites indexWrites) {
         this.settings = settings;
         this.scheduler = scheduler;
         this.store = store;
@@ -96,7 +96,7 @@ class DelayQueueEngine {
         this.wake = wake;
         EngineSettings.Worker worker = settings.worker();
         ClaimTerms terms = new ClaimTerms(settings.instanceId(), worker.lease());
-        this.indexWrites = new IndexWrites(indexer, scheduler);
+        this.indexWrites = indexWrites;
         this.resultWriter = new ResultWriter(store, clock, indexWrites, wake, tiers, events);
         TaskRunner runner = new TaskRunner(registry, codec, retryPolicy, tiers, clock, events, settings.instanceId(),
                 invoker, store, handlerTransactions);

@@ -587,14 +587,16 @@ public final class DelayQueueRuntimeBuilder {
         PayloadCodec payloadCodec = codec != null ? codec
                 : new JacksonPayloadCodec(JsonMapper.builder().findAndAddModules().build(), true);
         annotatedHandlers.forEach(bean -> handlers.registerAnnotated(bean, UnaryOperator.identity(), () -> backoff));
-        DefaultDelayQueue queue = new DefaultDelayQueue(taskStore, indexer, payloadCodec, maxPayloadBytes, tiers,
-                queueClock, wake, events, traceContextSource);
+        // one writer of the index for the queue's callers and the engine: adds of concurrent callers share a call
+        IndexWrites indexWrites = new IndexWrites(indexer, taskScheduler, wake::dueAt);
+        DefaultDelayQueue queue = new DefaultDelayQueue(taskStore, indexer, indexWrites::add, payloadCodec,
+                maxPayloadBytes, tiers, queueClock, wake, events, traceContextSource);
         DelayQueueEngine engine = null;
         if (runsTasks) {
             Executor executor = handlerExecutor != null ? handlerExecutor : ownHandlerExecutor(owned);
             engine = new DelayQueueEngine(settings(), taskStore, indexer, handlers, payloadCodec,
                     new RetryPolicy(maxAttempts, backoff), tiers, queueClock, wake, events, invoker, taskScheduler,
-                    executor, handlerTransactions());
+                    executor, handlerTransactions(), indexWrites);
         }
         else if (index != null) {
             // a producer-only instance has no engine to notice that the index is back; this does, once a second

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.LongConsumer;
 
 import io.github.delayqueue.store.DueTask;
 import org.slf4j.Logger;
@@ -12,13 +13,15 @@ import org.slf4j.LoggerFactory;
 import org.springframework.scheduling.TaskScheduler;
 
 /**
- * Adds to the time index what the engine's own database writes made pending again (retries, hand-backs, recovered
- * leases), in rounds on the engine's scheduler ({@link PeriodicJob}), called at once by each add, instead of on the
- * thread that wrote the rows.
- * Lease renewal, the result writer and the claims wait on the database only: a Redis that hangs (Lettuce waits up to
- * its command timeout, 60 s by default) must never hold a renewal past a lease, nor a result. An add that fails goes
- * to the index's repair path ({@link Indexer#add}), and a row the index never got is found by the sweep. In
- * {@code jdbc} mode there is no index and this does nothing.
+ * Adds committed rows to the time index in rounds on the engine's scheduler ({@link PeriodicJob}), called at once by
+ * each add, instead of on the thread that wrote them: the rows of {@code schedule()} calls (so a caller returns once
+ * its rows are committed, without a Redis round trip, and the adds of concurrent callers share one script call per
+ * shard) and what the engine's own writes made pending again (retries, hand-backs, recovered leases).
+ * Callers, lease renewal, the result writer and the claims wait on the database only: a Redis that hangs (Lettuce
+ * waits up to its command timeout, 60 s by default) must never hold a caller, a renewal past a lease, nor a result.
+ * After each add the consumers are told the earliest due time it added ({@code added}), as a wake-up told before the
+ * add could have found nothing to pop. An add that fails goes to the index's repair path ({@link Indexer#add}), and a
+ * row the index never got is found by the sweep. In {@code jdbc} mode there is no index and this does nothing.
  */
 final class IndexWrites {
 
@@ -34,8 +37,17 @@ final class IndexWrites {
     /** Flushes the queue, started by an add and stopped by the flush that empties it. */
     private final PeriodicJob flushes;
 
+    /** Told the earliest due time of each batch once it is in the index: the consumers' wake-up. */
+    private final LongConsumer added;
+
     IndexWrites(Indexer indexer, TaskScheduler scheduler) {
+        this(indexer, scheduler, dueAt -> {
+        });
+    }
+
+    IndexWrites(Indexer indexer, TaskScheduler scheduler, LongConsumer added) {
         this.indexer = indexer;
+        this.added = added;
         this.flushes = new PeriodicJob(scheduler, "index writes", Duration.ofSeconds(1),
                 TaskEvents.NONE, IoLanes.Waits.DATABASE_OR_REDIS) {
             @Override
@@ -64,6 +76,7 @@ final class IndexWrites {
         List<DueTask> batch;
         while (!(batch = take()).isEmpty()) {
             indexNow(batch, indexer);
+            added.accept(batch.stream().mapToLong(DueTask::dueAt).min().orElseThrow());
         }
         job.stop();
         if (!queue.isEmpty()) {

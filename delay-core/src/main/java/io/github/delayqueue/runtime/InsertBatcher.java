@@ -21,9 +21,9 @@ import org.springframework.dao.NonTransientDataAccessResourceException;
  * said no, so each is committed at once on a connection of the store's own) into multi-row statements, the way a
  * database groups commits: a caller queues its tasks, and whichever caller finds a flush slot free writes everything
  * queued in one call of the store (all or nothing) while the others wait, parked. A lone caller writes at once, so
- * nothing waits for company. The writer indexes the rows it committed in one call and only then lets their callers
- * return, so every caller returns after its own tasks are committed and indexed, or with the failure of the write
- * that held them.
+ * nothing waits for company. The writer hands the rows it committed to the index in one call (which queues them for
+ * {@link IndexWrites}) and only then lets their callers return, so every caller returns after its own tasks are
+ * committed, or with the failure of the write that held them.
  */
 final class InsertBatcher {
 
@@ -66,7 +66,7 @@ final class InsertBatcher {
                     wakeNextWriter();
                 }
                 try {
-                    // indexed after the slot is free: the next write need not wait for Redis
+                    // handed to the index after the slot is free: the next write need not wait for it
                     committed.accept(written);
                 }
                 finally {

@@ -25,11 +25,12 @@ import org.springframework.jdbc.core.JdbcTemplate;
 /**
  * One insert call's rows, split into multi-row statements bounded by row count and payload bytes, and written with
  * their ids read back ({@link GeneratedIds}). Keyed rows stay idempotent per key and report exactly who created a
- * task: the keys found are looked up first; the rest are inserted by a plain {@code INSERT}, which either stores them
- * all (this call created them) or, when another call committed one of the keys since the look-up, fails on the unique
- * key and stores nothing. Then each key is settled on its own: inserted, or found taken and read with a locking read,
- * which sees the row whichever transaction committed it. Where the statements run (autocommit, a transaction of its
- * own, the caller's) is {@link TaskInserts}'s choice.
+ * task: the keys found are looked up first (but for an autocommitted write, which inserts at once); the rest are
+ * inserted by a plain {@code INSERT}, which either stores them all (this call created them) or, when another call
+ * committed one of the keys (since the look-up), fails on the unique key and stores nothing. Then each key is
+ * settled on its own: inserted, or found taken and read with a locking read, which sees the row whichever transaction
+ * committed it. Where the statements run (autocommit, a transaction of its own, the caller's) is
+ * {@link TaskInserts}'s choice.
  */
 final class InsertBatch {
 
@@ -286,7 +287,11 @@ final class InsertBatch {
      */
     private void insertKeyed(JdbcTemplate jdbc, List<Integer> chunk, InsertedTask[] results,
             @Nullable InsertProgress last, boolean undoneTogether) {
-        Map<String, InsertedTask> settled = selectByKeys(jdbc, chunk, false);
+        // Autocommitted, the insert goes first, alone: one round trip when the keys are free, and a key found taken
+        // costs a second. In a transaction the look-up goes first, as a failed insert leaves a shared lock on the row
+        // in its way until the commit, where it would hold up that task's claim and completion.
+        boolean lookUpFirst = last == null || !last.autocommitted();
+        Map<String, InsertedTask> settled = lookUpFirst ? selectByKeys(jdbc, chunk, false) : new HashMap<>();
         Map<String, Integer> missing = new LinkedHashMap<>();
         for (int index : chunk) {
             String identity = identity(index);

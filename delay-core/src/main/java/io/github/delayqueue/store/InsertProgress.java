@@ -27,6 +27,11 @@ final class InsertProgress {
         this.autocommitted = autocommitted;
     }
 
+    /** Whether the last write commits by itself: whatever locks it takes end with it. */
+    boolean autocommitted() {
+        return autocommitted;
+    }
+
     /** Runs the last write (again, after one that stored nothing); what it returns. */
     <T> T lastWrite(JdbcTemplate jdbc, Function<JdbcTemplate, T> write) {
         lastWriteSent = autocommitted;

@@ -45,7 +45,9 @@ class TraceContextTest {
 
     private int asked;
 
-    private final DefaultDelayQueue queue = new DefaultDelayQueue(store, JdbcModeParts.indexer(),
+    private final Indexer indexer = JdbcModeParts.indexer();
+
+    private final DefaultDelayQueue queue = new DefaultDelayQueue(store, indexer, indexer::add,
             new JacksonPayloadCodec(JsonMapper.builder().build()), 1000, Tiers.databaseOnly(), clock,
             new WakeSignal(clock), TaskEvents.NONE, () -> {
                 asked++;

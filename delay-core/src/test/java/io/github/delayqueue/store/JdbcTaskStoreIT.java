@@ -1,5 +1,8 @@
 package io.github.delayqueue.store;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -11,6 +14,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.delayqueue.api.TaskStatus;
@@ -264,6 +269,57 @@ class JdbcTaskStoreIT {
         assertThat(store.find(ids.get(1))).isPresent();
         assertThat(store.find(ids.get(2))).isPresent();
         assertThat(store.find(ids.get(3))).isEmpty();
+    }
+
+    /**
+     * A keyed task scheduled outside a transaction costs one statement, the insert, when its key is free: no look-up
+     * goes first (the insert's unique key guards the key; a failed autocommitted insert holds no lock afterwards). A
+     * key that is taken is found all the same, and reported as not created.
+     */
+    @Test
+    void aKeyedInsertOutsideATransactionIsOneStatementWhenItsKeyIsFree() {
+        AtomicInteger statements = new AtomicInteger();
+        DataSource counting = (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
+                    Object result = method.invoke(dataSource, args);
+                    return result instanceof Connection connection ? counted(connection, statements) : result;
+                });
+        JdbcTaskStore onCounting = new JdbcTaskStore(counting, "delay_task");
+        try {
+            onCounting.insert(List.of(new NewTask("one-trip", null, "\"p\"", now + 60_000, TaskStatus.SCHEDULED,
+                    null)), now); // the first insert reads how ids come back, once
+            statements.set(0);
+
+            InsertedTask created = onCounting.insert(List.of(new NewTask("one-trip", "k", "\"p\"", now + 60_000,
+                    TaskStatus.SCHEDULED, null)), now).get(0);
+            assertThat(statements).as("statements of a keyed insert whose key is free").hasValue(1);
+            assertThat(created.created()).isTrue();
+
+            InsertedTask again = onCounting.insert(List.of(new NewTask("one-trip", "k", "\"q\"", now + 90_000,
+                    TaskStatus.SCHEDULED, null)), now).get(0);
+            assertThat(again.created()).as("the key was taken").isFalse();
+            assertThat(again.id()).isEqualTo(created.id());
+            assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM delay_task WHERE task_type = 'one-trip' AND "
+                    + "task_key = 'k'", Integer.class)).isEqualTo(1);
+        }
+        finally {
+            onCounting.close();
+        }
+    }
+
+    private static Connection counted(Connection target, AtomicInteger statements) {
+        return (Connection) Proxy.newProxyInstance(JdbcTaskStoreIT.class.getClassLoader(),
+                new Class<?>[] { Connection.class }, (proxy, method, args) -> {
+                    if (method.getName().equals("prepareStatement") || method.getName().equals("createStatement")) {
+                        statements.incrementAndGet();
+                    }
+                    try {
+                        return method.invoke(target, args);
+                    }
+                    catch (InvocationTargetException ex) {
+                        throw ex.getCause();
+                    }
+                });
     }
 
     /**
