@@ -42,7 +42,7 @@ import org.springframework.transaction.support.TransactionOperations;
  * <p>
  * An engine built to be driven by its caller ({@code DelayQueueRuntimeBuilder.drivenByCaller}, the test kit's mode)
  * starts none of this: no dispatcher, no jobs, no timers, no keep-alive thread. Its caller runs what is due with
- * {@link #runDue()}, which claims, runs and completes tasks through the same store, pool, runner and result writer,
+ * {@link #runDue(int)}, which claims, runs and completes tasks through the same store, pool, runner and result writer,
  * on the calling thread (the pool's executor then runs each task where it is handed over).
  */
 class DelayQueueEngine {
@@ -81,13 +81,13 @@ class DelayQueueEngine {
 
     private final IndexWrites indexWrites;
 
-    /** Claims straight from the store for {@link #runDue()}: the lease terms of this process. */
+    /** Claims straight from the store for {@link #runDue(int)}: the lease terms of this process. */
     private final ClaimTerms terms;
 
-    /** The follow-ups' release itself, which {@link #runDue()} runs on the calling thread. */
+    /** The follow-ups' release itself, which {@link #runDue(int)} runs on the calling thread. */
     private final FollowUps followUpRelease;
 
-    /** Driven by its caller ({@link #runDue()}): no loop, job or timer of its own runs. */
+    /** Driven by its caller ({@link #runDue(int)}): no loop, job or timer of its own runs. */
     private final boolean drivenByCaller;
 
     private volatile boolean running;
@@ -108,7 +108,7 @@ class DelayQueueEngine {
     }
 
     /**
-     * @param drivenByCaller whether the caller drives the engine with {@link #runDue()} instead of its own threads;
+     * @param drivenByCaller whether the caller drives the engine with {@link #runDue(int)} instead of its own threads;
      *     {@code handlerExecutor} should then run tasks on the calling thread
      */
     DelayQueueEngine(EngineSettings settings, TaskStore store, Indexer indexer,
@@ -181,7 +181,7 @@ class DelayQueueEngine {
             return;
         }
         if (drivenByCaller) {
-            running = true; // nothing of its own to start: runDue() does the work
+            running = true; // nothing of its own to start: runDue(int) does the work
             log.info("Delay queue engine ready, driven by its caller: instance {}, {} mode", settings.instanceId(),
                     tiers.indexed() ? "hybrid" : "jdbc");
             return;
@@ -221,7 +221,7 @@ class DelayQueueEngine {
             return;
         }
         if (drivenByCaller) {
-            running = false; // runDue() returns with nothing held, so there is nothing to hand back or drain
+            running = false; // runDue(int) returns with nothing held, so there is nothing to hand back or drain
             return;
         }
         running = false;
@@ -316,20 +316,24 @@ class DelayQueueEngine {
      * writes their results; a task that one of them schedules due by now runs in the same call. Only for an engine
      * driven by its caller.
      *
+     * @param maxRuns it stops once it made this many runs, for a caller that guards against a handler that
+     *     schedules itself due at once, again and again
      * @return how many runs it made
      */
-    synchronized int runDue() {
+    synchronized int runDue(int maxRuns) {
         if (!drivenByCaller) {
             throw new IllegalStateException("This engine runs tasks on its own threads; only a runtime built with "
                     + "drivenByCaller(true) runs them on the caller's");
         }
         int runs = 0;
-        while (true) {
+        while (runs < maxRuns) {
             followUpRelease.run();
             long now = clock.now();
-            int limit = Math.max(1, Math.min(settings.worker().batchSize(), pool.free()));
+            int limit = Math.max(1, Math.min(Math.min(settings.worker().batchSize(), pool.free()), maxRuns - runs));
             List<ClaimedTask> due = new ArrayList<>(store.claimDue(TaskStatus.QUEUED, now, limit, terms.at(now)));
-            due.addAll(store.claimDue(TaskStatus.SCHEDULED, now, limit, terms.at(now)));
+            if (due.size() < limit) {
+                due.addAll(store.claimDue(TaskStatus.SCHEDULED, now, limit - due.size(), terms.at(now)));
+            }
             if (due.isEmpty()) {
                 return runs;
             }
@@ -342,6 +346,7 @@ class DelayQueueEngine {
             }
             runs += due.size();
         }
+        return runs;
     }
 
     /** Stops every thread at once, writing nothing back: what a crash does. For fault tests. */

@@ -129,16 +129,18 @@ public final class DelayQueueRuntime implements AutoCloseable {
      * handler's transaction, follow-ups of keyed tasks). What the runs did, listeners hear ({@link TaskEvents}). A
      * test moves the clock and calls this; {@code delay-test}'s {@code DelayQueueTester} does both.
      *
+     * @param maxRuns the most runs to make: it returns once it made them, due tasks left or not (a guard against a
+     *     handler that schedules itself due at once, again and again)
      * @return how many runs it made (a retried task counts once per attempt)
      * @throws IllegalStateException when the runtime runs tasks on its own threads, or runs none (producer-only)
      */
-    public int runDueTasks() {
+    public int runDueTasks(int maxRuns) {
         DelayQueueEngine consumer = engine;
         if (consumer == null) {
             throw new IllegalStateException(
                     "This runtime runs no tasks (runsTasks(false), delay.worker.enabled=false)");
         }
-        return consumer.runDue();
+        return consumer.runDue(maxRuns);
     }
 
     /**

@@ -384,8 +384,8 @@ public final class DelayQueueRuntimeBuilder {
 
     /**
      * Test mode: the engine runs nothing on its own (no dispatcher, no periodic jobs, no clock alignment to the
-     * database), and {@link DelayQueueRuntime#runDueTasks()} runs what is due, on the calling thread, through the same
-     * claim, handler run and result writes as the engine's own threads would. With a clock the test moves
+     * database), and {@link DelayQueueRuntime#runDueTasks(int)} runs what is due, on the calling thread, through the
+     * same claim, handler run and result writes as the engine's own threads would. With a clock the test moves
      * ({@link #clock(Clock)}), a test decides when tasks fall due instead of waiting for them; {@code delay-test}'s
      * {@code DelayQueueTester} builds on it. Not for production: nothing runs until something calls it.
      *

@@ -178,7 +178,7 @@ final class ResultWriter {
 
     /**
      * Writes everything queued on the calling thread, round after round, until nothing is left: how an engine driven
-     * by its caller ({@link DelayQueueEngine#runDue()}) writes its results before it returns. A failed write throws,
+     * by its caller ({@link DelayQueueEngine#runDue(int)}) writes its results before it returns. A failed write throws,
      * and what it held stays queued for the next flush.
      */
     void flush() {

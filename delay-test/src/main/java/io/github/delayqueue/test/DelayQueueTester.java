@@ -214,7 +214,7 @@ public final class DelayQueueTester implements AutoCloseable {
 
     /** One round of the runtime on this thread; {@code before}: runs this call made already, for the limit. */
     private List<TaskRun> runDueNow(int before) {
-        List<TaskRun> runs = recorder.capture(() -> runtime.get().runDueTasks());
+        List<TaskRun> runs = recorder.capture(() -> runtime.get().runDueTasks(MAX_RUNS + 1 - before));
         if (before + runs.size() > MAX_RUNS) {
             throw new IllegalStateException("More than " + MAX_RUNS + " runs without the clock moving past them; "
                     + "does a handler schedule itself due at once? The last: " + runs.get(runs.size() - 1));
