@@ -168,7 +168,15 @@ abstract class OrderTimeoutScenarios {
             .hasValue(TaskStatus.SUCCEEDED);
     }
 
-    private Order create(String json) {
+    /** How many tasks of this type and key the queue's task table holds. */
+    long rowsInTheTaskTable(String type, String key) {
+        return jdbc.sql("SELECT COUNT(*) FROM delay_task WHERE task_type = ? AND task_key = ?")
+            .params(type, key)
+            .query(Long.class)
+            .single();
+    }
+
+    Order create(String json) {
         return http.post().uri("/orders").contentType(MediaType.APPLICATION_JSON).body(json).exchange()
             .expectStatus().isCreated()
             .returnResult(Order.class)
