@@ -2,7 +2,6 @@ package io.github.delayqueue.test;
 
 import java.time.Clock;
 
-import io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration;
 import io.github.delayqueue.autoconfigure.DelayQueueRuntimeCustomizer;
 import io.github.delayqueue.index.TimeIndex;
 import io.github.delayqueue.runtime.DelayQueueRuntime;
@@ -13,6 +12,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionMessage;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -32,7 +32,9 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
  * application becomes the tester's clock, so the application and the queue go by the same time. Public, as Spring
  * Boot requires of an auto-configuration; applications use the annotation or the property.
  */
-@AutoConfiguration(before = DelayQueueAutoConfiguration.class)
+// by name: delay-autoconfigure is an optional dependency of delay-test, which a project may use without it
+@AutoConfiguration(beforeName = "io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration")
+@ConditionalOnClass(name = "io.github.delayqueue.autoconfigure.DelayQueueAutoConfiguration")
 @ConditionalOnBooleanProperty("delay.test.enabled")
 public final class DelayQueueTesterAutoConfiguration {
 
