@@ -2,9 +2,11 @@ package io.github.delayqueue.runtime;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Executor;
 
+import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.handler.HandlerInvoker;
 import io.github.delayqueue.handler.HandlerRegistry;
 import io.github.delayqueue.handler.PayloadCodec;
@@ -37,6 +39,11 @@ import org.springframework.transaction.support.TransactionOperations;
  * own rather than Boot's {@code spring.main.keep-alive}: that property must be set before the context exists, when
  * nothing knows yet whether an engine will run ({@code @EnableDelayQueue}, {@code delay.worker.enabled}), and an
  * application without Boot has no such property.
+ * <p>
+ * An engine built to be driven by its caller ({@code DelayQueueRuntimeBuilder.drivenByCaller}, the test kit's mode)
+ * starts none of this: no dispatcher, no jobs, no timers, no keep-alive thread. Its caller runs what is due with
+ * {@link #runDue(int)}, which claims, runs and completes tasks through the same store, pool, runner and result writer,
+ * on the calling thread (the pool's executor then runs each task where it is handed over).
  */
 class DelayQueueEngine {
 
@@ -74,6 +81,15 @@ class DelayQueueEngine {
 
     private final IndexWrites indexWrites;
 
+    /** Claims straight from the store for {@link #runDue(int)}: the lease terms of this process. */
+    private final ClaimTerms terms;
+
+    /** The follow-ups' release itself, which {@link #runDue(int)} runs on the calling thread. */
+    private final FollowUps followUpRelease;
+
+    /** Driven by its caller ({@link #runDue(int)}): no loop, job or timer of its own runs. */
+    private final boolean drivenByCaller;
+
     private volatile boolean running;
 
     private volatile boolean drainPending;
@@ -86,7 +102,9 @@ class DelayQueueEngine {
     DelayQueueEngine(EngineSettings settings, TaskStore store, Indexer indexer,
             HandlerRegistry registry, PayloadCodec codec, RetryPolicy retryPolicy, Tiers tiers, QueueClock clock,
             WakeSignal wake, TaskEvents events, HandlerInvoker invoker, TaskScheduler scheduler,
-            Executor handlerExecutor, @Nullable TransactionOperations handlerTransactions, IndexWrites indexWrites) {
+            Executor handlerExecutor, @Nullable TransactionOperations handlerTransactions, IndexWrites indexWrites,
+            boolean drivenByCaller) {
+        this.drivenByCaller = drivenByCaller;
         this.settings = settings;
         this.scheduler = scheduler;
         this.store = store;
@@ -95,7 +113,7 @@ class DelayQueueEngine {
         this.clock = clock;
         this.wake = wake;
         EngineSettings.Worker worker = settings.worker();
-        ClaimTerms terms = new ClaimTerms(settings.instanceId(), worker.lease());
+        this.terms = new ClaimTerms(settings.instanceId(), worker.lease());
         this.indexWrites = indexWrites;
         this.resultWriter = new ResultWriter(store, clock, indexWrites, wake, tiers, events);
         TaskRunner runner = new TaskRunner(registry, codec, retryPolicy, tiers, clock, events, settings.instanceId(),
@@ -111,8 +129,8 @@ class DelayQueueEngine {
                 clock, tiers, indexWrites), events);
         job("lease recovery", worker.recoveryInterval(), new LeaseRecovery(store, registry, retryPolicy, tiers, clock,
                 indexWrites, wake, events), events);
-        this.followUps = job("follow-ups", Duration.ofSeconds(1), new FollowUps(store, indexer, tiers, clock, wake),
-                events);
+        this.followUpRelease = new FollowUps(store, indexer, tiers, clock, wake);
+        this.followUps = job("follow-ups", Duration.ofSeconds(1), followUpRelease, events);
         resultWriter.onWritten(written -> {
             boolean keyed = held.anyKeyed(written);
             held.forget(written);
@@ -151,6 +169,12 @@ class DelayQueueEngine {
         if (running) {
             return;
         }
+        if (drivenByCaller) {
+            running = true; // nothing of its own to start: runDue(int) does the work
+            log.info("Delay queue engine ready, driven by its caller: instance {}, {} mode", settings.instanceId(),
+                    tiers.indexed() ? "hybrid" : "jdbc");
+            return;
+        }
         drain(); // a stop whose drain did not run yet (no drain lifecycle ran it): finish it first
         resultWriter.start(scheduler);
         pool.start();
@@ -183,6 +207,10 @@ class DelayQueueEngine {
      */
     synchronized void stopClaiming() {
         if (!running) {
+            return;
+        }
+        if (drivenByCaller) {
+            running = false; // runDue(int) returns with nothing held, so there is nothing to hand back or drain
             return;
         }
         running = false;
@@ -270,6 +298,46 @@ class DelayQueueEngine {
         }
     }
 
+    /**
+     * Runs, on the calling thread, every task due at the queue clock's now, earliest first, until none is due: first
+     * it releases follow-ups whose key is free, then claims due tasks straight from the store (both tiers, as the
+     * sweep does: the time index is not asked), hands them to the worker pool, which runs them on this thread, and
+     * writes their results; a task that one of them schedules due by now runs in the same call. Only for an engine
+     * driven by its caller.
+     *
+     * @param maxRuns it stops once it made this many runs, for a caller that guards against a handler that
+     *     schedules itself due at once, again and again
+     * @return how many runs it made
+     */
+    synchronized int runDue(int maxRuns) {
+        if (!drivenByCaller) {
+            throw new IllegalStateException("This engine runs tasks on its own threads; only a runtime built with "
+                    + "drivenByCaller(true) runs them on the caller's");
+        }
+        int runs = 0;
+        while (runs < maxRuns) {
+            followUpRelease.run();
+            long now = clock.now();
+            int limit = Math.max(1, Math.min(Math.min(settings.worker().batchSize(), pool.free()), maxRuns - runs));
+            List<ClaimedTask> due = new ArrayList<>(store.claimDue(TaskStatus.QUEUED, now, limit, terms.at(now)));
+            if (due.size() < limit) {
+                due.addAll(store.claimDue(TaskStatus.SCHEDULED, now, limit - due.size(), terms.at(now)));
+            }
+            if (due.isEmpty()) {
+                return runs;
+            }
+            due.sort(Comparator.comparingLong(ClaimedTask::dueAt).thenComparingLong(ClaimedTask::id));
+            try {
+                handBack(pool.submit(due, terms.at(now).until())); // runs them here, one after the other
+            }
+            finally {
+                resultWriter.flush();
+            }
+            runs += due.size();
+        }
+        return runs;
+    }
+
     /** Stops every thread at once, writing nothing back: what a crash does. For fault tests. */
     void halt() {
         running = false;
@@ -303,7 +371,7 @@ class DelayQueueEngine {
      * empty while the engine is stopped.
      */
     List<EngineWork> work() {
-        if (!running) {
+        if (!running || drivenByCaller) {
             return List.of();
         }
         long now = System.nanoTime();

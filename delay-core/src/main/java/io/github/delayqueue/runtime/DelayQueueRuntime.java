@@ -123,6 +123,27 @@ public final class DelayQueueRuntime implements AutoCloseable {
     }
 
     /**
+     * Test mode ({@link DelayQueueRuntimeBuilder#drivenByCaller(boolean)}): runs every task due at {@link #now()} on
+     * the calling thread, earliest first, until none is due, tasks that the runs schedule due by now included; each
+     * run is claimed, run and completed as the engine's own threads would (retries, dead letters, completion in the
+     * handler's transaction, follow-ups of keyed tasks). What the runs did, listeners hear ({@link TaskEvents}). A
+     * test moves the clock and calls this; {@code delay-test}'s {@code DelayQueueTester} does both.
+     *
+     * @param maxRuns the most runs to make: it returns once it made them, due tasks left or not (a guard against a
+     *     handler that schedules itself due at once, again and again)
+     * @return how many runs it made (a retried task counts once per attempt)
+     * @throws IllegalStateException when the runtime runs tasks on its own threads, or runs none (producer-only)
+     */
+    public int runDueTasks(int maxRuns) {
+        DelayQueueEngine consumer = engine;
+        if (consumer == null) {
+            throw new IllegalStateException(
+                    "This runtime runs no tasks (runsTasks(false), delay.worker.enabled=false)");
+        }
+        return consumer.runDue(maxRuns);
+    }
+
+    /**
      * The queue's time: the database's clock when the builder aligned to it, else the builder's clock.
      *
      * @return now, as the queue compares due times with it

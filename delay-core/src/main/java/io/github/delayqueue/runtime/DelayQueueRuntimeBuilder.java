@@ -100,6 +100,8 @@ public final class DelayQueueRuntimeBuilder {
 
     private boolean runsTasks = true;
 
+    private boolean drivenByCaller;
+
     private @Nullable String instanceId;
 
     private int workerThreads = 8;
@@ -381,6 +383,21 @@ public final class DelayQueueRuntimeBuilder {
     }
 
     /**
+     * Test mode: the engine runs nothing on its own (no dispatcher, no periodic jobs, no clock alignment to the
+     * database), and {@link DelayQueueRuntime#runDueTasks(int)} runs what is due, on the calling thread, through the
+     * same claim, handler run and result writes as the engine's own threads would. With a clock the test moves
+     * ({@link #clock(Clock)}), a test decides when tasks fall due instead of waiting for them; {@code delay-test}'s
+     * {@code DelayQueueTester} builds on it. Not for production: nothing runs until something calls it.
+     *
+     * @param drivenByCaller {@code true} for test mode
+     * @return this builder
+     */
+    public DelayQueueRuntimeBuilder drivenByCaller(boolean drivenByCaller) {
+        this.drivenByCaller = drivenByCaller;
+        return this;
+    }
+
+    /**
      * The name this instance writes on the tasks it claims ({@code delay.instance-id}), followed by a random
      * suffix per process.
      *
@@ -576,7 +593,7 @@ public final class DelayQueueRuntimeBuilder {
         TaskScheduler taskScheduler = scheduler != null ? scheduler : ownScheduler(owned);
         QueueClock queueClock = new QueueClock(clock);
         List<PeriodicJob> jobs = new ArrayList<>();
-        if (databaseClockAlignment != null) {
+        if (databaseClockAlignment != null && !drivenByCaller) { // test mode: the test's clock is the reference
             jobs.add(new ClockAligner(taskScheduler, queueClock, taskStore::currentTimeMicros,
                     databaseClockAlignment));
         }
@@ -593,10 +610,12 @@ public final class DelayQueueRuntimeBuilder {
                 maxPayloadBytes, tiers, queueClock, wake, events, traceContextSource);
         DelayQueueEngine engine = null;
         if (runsTasks) {
-            Executor executor = handlerExecutor != null ? handlerExecutor : ownHandlerExecutor(owned);
+            // driven by its caller, each task runs on the thread that hands it over: the caller's
+            Executor executor = drivenByCaller ? Runnable::run
+                    : handlerExecutor != null ? handlerExecutor : ownHandlerExecutor(owned);
             engine = new DelayQueueEngine(settings(), taskStore, indexer, handlers, payloadCodec,
                     new RetryPolicy(maxAttempts, backoff), tiers, queueClock, wake, events, invoker, taskScheduler,
-                    executor, handlerTransactions(), indexWrites);
+                    executor, handlerTransactions(), indexWrites, drivenByCaller);
         }
         else if (index != null) {
             // a producer-only instance has no engine to notice that the index is back; this does, once a second

@@ -176,6 +176,17 @@ final class ResultWriter {
         }
     }
 
+    /**
+     * Writes everything queued on the calling thread, round after round, until nothing is left: how an engine driven
+     * by its caller ({@link DelayQueueEngine#runDue(int)}) writes its results before it returns. A failed write throws,
+     * and what it held stays queued for the next flush.
+     */
+    void flush() {
+        while (pending != null || !queue.isEmpty()) {
+            round();
+        }
+    }
+
     Liveness liveness() {
         PeriodicJob job = rounds;
         return job != null ? job.liveness() : new Liveness("result writer", IDLE);

@@ -1,11 +1,7 @@
 package io.github.delayqueue.sample.order;
 
-import java.time.Duration;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.api.TaskContext;
@@ -19,7 +15,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -27,12 +22,11 @@ import org.springframework.http.MediaType;
 import org.springframework.test.web.servlet.client.RestTestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.within;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The order service end to end: the application started as in production, on a database and Redis key prefix of its
- * own on the test services, driven over HTTP.
+ * own on the test services, driven over HTTP. What happens when an order's time comes (cancellation, payment in time,
+ * the follow-up mail, retries) is tested without waiting, in the queue's test mode: {@link OrderTimeoutScenarios}.
  */
 class OrderApiIT {
 
@@ -61,79 +55,6 @@ class OrderApiIT {
         if (app != null) {
             app.close();
         }
-    }
-
-    @Test
-    void anUnpaidOrderIsCancelledWhenItsTimeIsUp() {
-        byte[] body = http.post()
-            .uri("/orders")
-            .contentType(MediaType.APPLICATION_JSON)
-            .body("{\"amount\": 12.50, \"cancelAfter\": \"PT2S\"}")
-            .exchange()
-            .expectStatus().isCreated()
-            .expectHeader().valueMatches("Location", ".*/orders/\\d+")
-            .expectBody()
-            .jsonPath("$.id").isNumber()
-            .jsonPath("$.status").isEqualTo("PENDING_PAYMENT")
-            .jsonPath("$.cancelAt")
-            .value(String.class, cancelAt -> assertThat(Instant.parse(cancelAt)).isAfter(Instant.now()))
-            .returnResult()
-            .getResponseBody();
-        Order created = app.getBean(JsonMapper.class).readValue(body, Order.class);
-        assertThat(created.amount()).isEqualByComparingTo("12.50");
-        assertThat(Duration.between(created.createdAt(), created.cancelAt())).isEqualTo(Duration.ofSeconds(2));
-        assertThat(get(created.id()).status()).isEqualTo(OrderStatus.PENDING_PAYMENT);
-        TaskView timeout = app.getBean(DelayQueue.class)
-            .find(OrderTimeouts.CANCEL_UNPAID, Long.toString(created.id()))
-            .orElseThrow();
-        assertThat(timeout.status()).as("due within the hybrid threshold: indexed in Redis (or run already)")
-            .isIn(TaskStatus.QUEUED, TaskStatus.RUNNING, TaskStatus.SUCCEEDED);
-        assertThat(timeout.dueAt()).as("cancelAt is the task's due time, to the millisecond")
-            .isCloseTo(created.cancelAt(), within(50, ChronoUnit.MILLIS));
-
-        await().atMost(15, TimeUnit.SECONDS)
-            .pollInterval(100, TimeUnit.MILLISECONDS)
-            .until(() -> get(created.id()).status() == OrderStatus.CANCELLED);
-        Order cancelled = get(created.id());
-        assertThat(cancelled.cancelledAt()).isAfterOrEqualTo(created.cancelAt());
-        assertThat(cancelled.paidAt()).isNull();
-
-        http.post()
-            .uri("/orders/{id}/pay", created.id())
-            .exchange()
-            .expectStatus().isEqualTo(409)
-            .expectHeader().contentType(MediaType.APPLICATION_PROBLEM_JSON)
-            .expectBody()
-            .jsonPath("$.title").isEqualTo("Order cancelled")
-            .jsonPath("$.detail").value(detail -> assertThat((String) detail).contains("can no longer be paid"))
-            .jsonPath("$.order.status").isEqualTo("CANCELLED");
-    }
-
-    @Test
-    void aPaidOrderStaysPaidPastItsCancelTime() throws InterruptedException {
-        Order created = create("{\"amount\": 30, \"cancelAfter\": \"PT2S\"}");
-
-        Order paid = pay(created.id());
-        assertThat(paid.status()).isEqualTo(OrderStatus.PAID);
-        assertThat(paid.paidAt()).isNotNull();
-
-        DelayQueue queue = app.getBean(DelayQueue.class);
-        String key = Long.toString(created.id());
-        assertThat(queue.find(OrderTimeouts.CANCEL_UNPAID, key)).map(TaskView::status).hasValue(TaskStatus.CANCELLED);
-        TaskView followUp = queue.find(FollowUpMails.FOLLOW_UP_MAIL, key).orElseThrow();
-        assertThat(followUp.status()).as("due in a day: waits in the database, not in Redis")
-            .isEqualTo(TaskStatus.SCHEDULED);
-        assertThat(followUp.dueAt()).isCloseTo(paid.paidAt().plus(Duration.ofDays(1)), within(5, ChronoUnit.SECONDS));
-
-        sleepUntil(created.cancelAt().plusSeconds(1));
-        assertThat(get(created.id()).status()).isEqualTo(OrderStatus.PAID);
-        Instant repeatedAt = Instant.now();
-        assertThat(pay(created.id())).as("paying again changes nothing").isEqualTo(get(created.id()));
-        TaskView debounced = queue.find(FollowUpMails.FOLLOW_UP_MAIL, key).orElseThrow();
-        assertThat(debounced.id()).as("still one mail").isEqualTo(followUp.id());
-        assertThat(debounced.dueAt()).as("a day after the repeated payment event")
-            .isAfterOrEqualTo(repeatedAt.plus(Duration.ofDays(1)).minusSeconds(1))
-            .isAfter(followUp.dueAt());
     }
 
     @Test
@@ -258,12 +179,5 @@ class OrderApiIT {
     private static TaskContext context(Order order, int attempt) {
         return new TaskContext(0, OrderTimeouts.CANCEL_UNPAID, Long.toString(order.id()), attempt, order.cancelAt(),
                 order.createdAt(), attempt);
-    }
-
-    private static void sleepUntil(Instant instant) throws InterruptedException {
-        long millis = Instant.now().until(instant, ChronoUnit.MILLIS);
-        if (millis > 0) {
-            Thread.sleep(millis);
-        }
     }
 }
