@@ -39,9 +39,8 @@ import org.springframework.transaction.TransactionException;
  * The {@link DelayQueue} applications call. It validates and writes the row, joining the caller's transaction when
  * the store can ({@link TaskStore#joinsCallerTransaction()}: a transaction of the queue's DataSource), and only after
  * the commit hands the task to the index ({@link IndexWrites}: off the caller's thread) and wakes the consumers, so a
- * rolled-back task is never seen. A write that could not
- * join committed at once, and is indexed at once; inside a transaction of another resource that is logged, once per
- * transaction name.
+ * rolled-back task is never seen. A write that could not join committed at once, and is indexed at once; inside a
+ * transaction of another resource that is logged, once per transaction name.
  */
 class DefaultDelayQueue implements DelayQueue {
 
