@@ -2,21 +2,14 @@ package io.github.delayqueue.runtime;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongConsumer;
 
 import io.github.delayqueue.api.TaskStatus;
-import io.github.delayqueue.index.IndexEntry;
-import io.github.delayqueue.index.Popped;
-import io.github.delayqueue.index.TimeIndex;
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.NewTask;
 import io.github.delayqueue.test.InMemoryTaskStore;
-import io.github.delayqueue.test.InMemoryTimeIndex;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -30,13 +23,13 @@ class LeaseKeeperTest {
 
     private final InMemoryTaskStore store = new InMemoryTaskStore();
 
-    private final HangingIndex index = new HangingIndex();
+    private final HangingTimeIndex index = new HangingTimeIndex();
 
     private final ClaimTerms terms = new ClaimTerms("test", Duration.ofSeconds(30));
 
     @AfterEach
     void release() {
-        index.hang.countDown();
+        index.answer.countDown();
     }
 
     /**
@@ -60,54 +53,7 @@ class LeaseKeeperTest {
         run.get(5, TimeUnit.SECONDS); // the index hangs all along
 
         assertThat(store.find(claimed.get(1).id()).orElseThrow().status()).isEqualTo(TaskStatus.QUEUED);
-        index.hang.countDown();
+        index.answer.countDown();
         await().atMost(Duration.ofSeconds(5)).until(() -> index.size(0) == 1);
-    }
-
-    /** An index whose adds hang until {@link #hang} is counted down. */
-    private static final class HangingIndex implements TimeIndex {
-
-        final CountDownLatch hang = new CountDownLatch(1);
-
-        private final InMemoryTimeIndex index = new InMemoryTimeIndex(1);
-
-        @Override
-        public int shards() {
-            return 1;
-        }
-
-        @Override
-        public void add(List<IndexEntry> entries) {
-            try {
-                hang.await();
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-            }
-            index.add(entries);
-        }
-
-        @Override
-        public void remove(Collection<Long> ids) {
-            index.remove(ids);
-        }
-
-        @Override
-        public Popped pop(int shard, long now, int limit) {
-            return index.pop(shard, now, limit);
-        }
-
-        @Override
-        public long size(int shard) {
-            return index.size(shard);
-        }
-
-        @Override
-        public void subscribe(LongConsumer listener) {
-        }
-
-        @Override
-        public void unsubscribe() {
-        }
     }
 }

@@ -2,22 +2,15 @@ package io.github.delayqueue.runtime;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 
-import io.github.delayqueue.index.IndexEntry;
-import io.github.delayqueue.index.Popped;
-import io.github.delayqueue.index.TimeIndex;
 import io.github.delayqueue.test.InMemoryTaskInspector;
 import io.github.delayqueue.test.InMemoryTaskStore;
-import io.github.delayqueue.test.InMemoryTimeIndex;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -35,7 +28,7 @@ class ScheduleIndexingTest {
 
     @Test
     void callersReturnWhileTheIndexHangsAndTheirTasksAreIndexedOnceItAnswers() throws Exception {
-        HangingIndex index = new HangingIndex();
+        HangingTimeIndex index = new HangingTimeIndex();
         InMemoryTaskStore store = new InMemoryTaskStore();
         ExecutorService callers = Executors.newFixedThreadPool(4);
         try (DelayQueueRuntime runtime = DelayQueueRuntime.builder(store, new InMemoryTaskInspector(store))
@@ -75,56 +68,6 @@ class ScheduleIndexingTest {
         finally {
             TransactionSynchronizationManager.setActualTransactionActive(false);
             TransactionSynchronizationManager.clearSynchronization();
-        }
-    }
-
-    /** An index whose adds wait until the test lets them answer, as a Redis that stopped answering does. */
-    private static final class HangingIndex implements TimeIndex {
-
-        final InMemoryTimeIndex inner = new InMemoryTimeIndex(1);
-
-        final CountDownLatch answer = new CountDownLatch(1);
-
-        @Override
-        public int shards() {
-            return inner.shards();
-        }
-
-        @Override
-        public void add(List<IndexEntry> entries) {
-            try {
-                answer.await();
-            }
-            catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException(ex);
-            }
-            inner.add(entries);
-        }
-
-        @Override
-        public void remove(Collection<Long> ids) {
-            inner.remove(ids);
-        }
-
-        @Override
-        public Popped pop(int shard, long now, int limit) {
-            return inner.pop(shard, now, limit);
-        }
-
-        @Override
-        public long size(int shard) {
-            return inner.size(shard);
-        }
-
-        @Override
-        public void subscribe(LongConsumer listener) {
-            inner.subscribe(listener);
-        }
-
-        @Override
-        public void unsubscribe() {
-            inner.unsubscribe();
         }
     }
 }
