@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Executor;
 
 import io.github.delayqueue.api.TaskStatus;
@@ -84,6 +85,9 @@ class DelayQueueEngine {
     /** Claims straight from the store for {@link #runDue(int)}: the lease terms of this process. */
     private final ClaimTerms terms;
 
+    /** The types this instance claims. */
+    private final ClaimableTypes claimable;
+
     /** The follow-ups' release itself, which {@link #runDue(int)} runs on the calling thread. */
     private final FollowUps followUpRelease;
 
@@ -121,8 +125,10 @@ class DelayQueueEngine {
         this.held = new HeldTasks(clock, worker.lease());
         this.pool = new WorkerPool(worker.threads(), worker.prefetch(), held, registry, runner, resultWriter, clock,
                 scheduler, handlerExecutor);
-        TaskSource source = tiers.indexed() ? new IndexTaskSource(indexer, store, terms, events, settings, clock::now)
-                : new DatabaseTaskSource(store, terms, settings);
+        this.claimable = new ClaimableTypes(registry);
+        TaskSource source = tiers.indexed()
+                ? new IndexTaskSource(indexer, store, terms, events, settings, clock::now, claimable::now)
+                : new DatabaseTaskSource(store, terms, settings, claimable::now);
         this.dispatcher = new Dispatcher(source, pool, held, wake, clock, worker.batchSize(), store, terms,
                 this::handBack, events, longest(settings.redis().maxWait(), settings.jdbc().pollInterval()));
         job("lease renewal", worker.lease().dividedBy(3), IoLanes.Waits.DATABASE, new LeaseKeeper(store, held, terms,
@@ -319,9 +325,11 @@ class DelayQueueEngine {
             followUpRelease.run();
             long now = clock.now();
             int limit = Math.max(1, Math.min(Math.min(settings.worker().batchSize(), pool.free()), maxRuns - runs));
-            List<ClaimedTask> due = new ArrayList<>(store.claimDue(TaskStatus.QUEUED, now, limit, terms.at(now)));
+            Set<String> types = claimable.now();
+            List<ClaimedTask> due = new ArrayList<>(store.claimDue(TaskStatus.QUEUED, now, limit, types,
+                    terms.at(now)));
             if (due.size() < limit) {
-                due.addAll(store.claimDue(TaskStatus.SCHEDULED, now, limit - due.size(), terms.at(now)));
+                due.addAll(store.claimDue(TaskStatus.SCHEDULED, now, limit - due.size(), types, terms.at(now)));
             }
             if (due.isEmpty()) {
                 return runs;

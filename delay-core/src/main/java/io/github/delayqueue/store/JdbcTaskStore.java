@@ -153,8 +153,18 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
     }
 
     @Override
+    public List<ClaimedTask> claimDue(TaskStatus status, long dueBy, int limit, Set<String> types, Lease lease) {
+        return engine.call(() -> claims.due(status, dueBy, limit, types, lease));
+    }
+
+    @Override
     public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Lease lease) {
         return engine.call(() -> claims.ids(ids, dueBy, lease));
+    }
+
+    @Override
+    public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Set<String> types, Lease lease) {
+        return engine.call(() -> claims.ids(ids, dueBy, types, lease));
     }
 
     @Override
@@ -224,8 +234,33 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
     }
 
     @Override
+    public List<DueTask> pendingAmong(Collection<Long> ids, Set<String> types) {
+        if (ids.isEmpty() || types.isEmpty()) {
+            return List.of();
+        }
+        String select = TaskSql.forIdsAndTypes(TaskSql.SELECT_PENDING_AMONG_OF_TYPES, table, ids.size(),
+                types.size());
+        List<Object> args = new ArrayList<>(ids);
+        args.addAll(types);
+        return engine.call(() -> engineJdbc.query(select, TaskRows.DUE, args.toArray()));
+    }
+
+    @Override
     public OptionalLong nextDue(TaskStatus status) {
         Long min = engine.call(() -> engineJdbc.queryForObject(nextDue, Long.class, status.name()));
+        return min == null ? OptionalLong.empty() : OptionalLong.of(min);
+    }
+
+    @Override
+    public OptionalLong nextDue(TaskStatus status, Set<String> types) {
+        if (types.isEmpty()) {
+            return OptionalLong.empty();
+        }
+        String select = TaskSql.NEXT_DUE_OF_TYPES.formatted(table, TaskSql.placeholders(types.size()));
+        List<Object> args = new ArrayList<>();
+        args.add(status.name());
+        args.addAll(types);
+        Long min = engine.call(() -> engineJdbc.queryForObject(select, Long.class, args.toArray()));
         return min == null ? OptionalLong.empty() : OptionalLong.of(min);
     }
 
