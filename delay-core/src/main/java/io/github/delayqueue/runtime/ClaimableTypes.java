@@ -22,4 +22,9 @@ final class ClaimableTypes {
     Set<String> now() {
         return registry.types();
     }
+
+    /** The types this instance has handlers for, whether or not it can start one now. */
+    Set<String> served() {
+        return registry.types();
+    }
 }

@@ -374,6 +374,11 @@ class DelayQueueEngine {
         return pool.capacity();
     }
 
+    /** The types this instance has handlers for: the only ones it claims. */
+    Set<String> servedTypes() {
+        return claimable.served();
+    }
+
     /**
      * The engine's loops and periodic jobs, each with how long ago it last completed a run, for the health endpoint;
      * empty while the engine is stopped.

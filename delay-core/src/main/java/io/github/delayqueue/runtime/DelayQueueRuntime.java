@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import javax.sql.DataSource;
 
 import io.github.delayqueue.api.DelayQueue;
@@ -222,14 +223,14 @@ public final class DelayQueueRuntime implements AutoCloseable {
         Boolean indexAnswers = tiers.indexed() ? indexer.available() : null;
         DelayQueueEngine consumer = engine;
         if (consumer == null) {
-            return new Status(mode(), indexAnswers, null, false, 0, 0, List.of());
+            return new Status(mode(), indexAnswers, null, false, 0, 0, List.of(), Set.of());
         }
         List<Work> work = new ArrayList<>();
         for (EngineWork each : consumer.work()) {
             work.add(new Work(each.name(), each.sinceLastRun(), each.stalled()));
         }
         return new Status(mode(), indexAnswers, consumer.instanceId(), consumer.isRunning(), consumer.heldTasks(),
-                consumer.capacity(), List.copyOf(work));
+                consumer.capacity(), List.copyOf(work), consumer.servedTypes());
     }
 
     /**
@@ -354,10 +355,12 @@ public final class DelayQueueRuntime implements AutoCloseable {
      * @param heldTasks tasks this instance holds: claimed, running, or finished with the result not yet written
      * @param capacity the most tasks it holds at once
      * @param work the engine's loops and periodic jobs, each with when it last completed a run; empty when stopped
+     * @param servedTypes the task types this instance has handlers for, the only ones it claims (a task of another
+     *     type waits for an instance that runs it); empty on a producer-only instance
      * @since 0.1.0
      */
     public record Status(Mode mode, @Nullable Boolean indexAnswers, @Nullable String instanceId, boolean running,
-            int heldTasks, int capacity, List<Work> work) {
+            int heldTasks, int capacity, List<Work> work, Set<String> servedTypes) {
     }
 
     /**
