@@ -1,30 +1,84 @@
 package io.github.delayqueue.runtime;
 
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import io.github.delayqueue.handler.HandlerRegistry;
+import io.github.delayqueue.store.ClaimedTask;
 
 /**
- * The task types this instance claims: those it has a handler for. A task of any other type is never claimed here,
- * so it waits, pending, for an instance that runs it (a newer version in a rolling deploy, another application on
- * the same table) instead of failing on one that cannot. Asked before every claim, so a handler registered after the
- * engine started is claimed for from the next round.
+ * The task types this instance claims now: those it has a handler for, less those at their {@code concurrency}
+ * ({@link TypeLanes#room}). A task of a type it has no handler for is never claimed here, so it waits, pending, for
+ * an instance that runs it (a newer version in a rolling deploy, another application on the same table) instead of
+ * failing on one that cannot. A type at its limit is left out of the claims until one of its tasks is done, so its
+ * backlog takes no claim slot another type could use. Asked before every claim.
  */
 final class ClaimableTypes {
 
     private final HandlerRegistry registry;
 
-    ClaimableTypes(HandlerRegistry registry) {
+    private final TypeLanes lanes;
+
+    ClaimableTypes(HandlerRegistry registry, TypeLanes lanes) {
         this.registry = registry;
+        this.lanes = lanes;
     }
 
     /** The types a claim may take now; empty when there are none, and then nothing is claimed. */
     Set<String> now() {
-        return registry.types();
+        Set<String> types = new HashSet<>();
+        for (String type : registry.types()) {
+            if (lanes.room(type) > 0) {
+                types.add(type);
+            }
+        }
+        return types;
+    }
+
+    /** How many more tasks of {@code type} may be claimed now ({@link TypeLanes#room}). */
+    int room(String type) {
+        return lanes.room(type);
+    }
+
+    /** The types this instance has handlers for that it cannot claim now: at their limit. */
+    Set<String> servedButNotNow() {
+        Set<String> types = new HashSet<>(registry.types());
+        types.removeAll(now());
+        return types;
     }
 
     /** The types this instance has handlers for, whether or not it can start one now. */
     Set<String> served() {
         return registry.types();
+    }
+
+    /**
+     * Splits a claim, in its order, into what fits each type's room ({@code fits}) and what is beyond it
+     * ({@code beyond}, to hand back): a claim takes up to its size of whatever is due, and may bring more of a type
+     * that had room for one than that one.
+     */
+    void fit(List<ClaimedTask> claimed, List<ClaimedTask> fits, List<ClaimedTask> beyond) {
+        Map<String, Integer> room = new HashMap<>();
+        for (ClaimedTask task : claimed) {
+            int left = room.computeIfAbsent(task.type(), lanes::room);
+            if (left > 0) {
+                fits.add(task);
+                room.put(task.type(), left == Integer.MAX_VALUE ? left : left - 1);
+            }
+            else {
+                beyond.add(task);
+            }
+        }
+    }
+
+    /** {@link #fit} for a caller that hands back what is beyond the room itself: what fits. */
+    List<ClaimedTask> fitting(List<ClaimedTask> claimed, List<ClaimedTask> beyond) {
+        List<ClaimedTask> fits = new ArrayList<>(claimed.size());
+        fit(claimed, fits, beyond);
+        return fits;
     }
 }

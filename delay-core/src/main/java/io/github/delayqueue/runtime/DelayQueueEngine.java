@@ -125,12 +125,13 @@ class DelayQueueEngine {
         this.held = new HeldTasks(clock, worker.lease());
         this.pool = new WorkerPool(worker.threads(), worker.prefetch(), held, registry, runner, resultWriter, clock,
                 scheduler, handlerExecutor);
-        this.claimable = new ClaimableTypes(registry);
+        this.claimable = new ClaimableTypes(registry, pool.lanes());
         TaskSource source = tiers.indexed()
-                ? new IndexTaskSource(indexer, store, terms, events, settings, clock::now, claimable::now)
+                ? new IndexTaskSource(indexer, store, terms, events, settings, clock::now, claimable)
                 : new DatabaseTaskSource(store, terms, settings, claimable::now);
         this.dispatcher = new Dispatcher(source, pool, held, wake, clock, worker.batchSize(), store, terms,
-                this::handBack, events, longest(settings.redis().maxWait(), settings.jdbc().pollInterval()));
+                this::handBack, claimable, this::handBackBeyondRoom, events,
+                longest(settings.redis().maxWait(), settings.jdbc().pollInterval()));
         job("lease renewal", worker.lease().dividedBy(3), IoLanes.Waits.DATABASE, new LeaseKeeper(store, held, terms,
                 clock, tiers, indexWrites), events);
         job("lease recovery", worker.recoveryInterval(), new LeaseRecovery(store, registry, retryPolicy, tiers, clock,
@@ -301,6 +302,24 @@ class DelayQueueEngine {
         catch (RuntimeException ex) {
             log.warn("Could not hand back {} claimed task(s) ({}); they run again when their lease ends",
                     unstarted.size(), ex.toString());
+        }
+    }
+
+    /**
+     * Hands back, quietly, what a claim brought of a type beyond its room: the next claims leave the type out until
+     * it has room again. Logged at debug only: with a type at its limit and a backlog it happens often.
+     */
+    private void handBackBeyondRoom(List<ClaimedTask> beyond) {
+        if (beyond.isEmpty()) {
+            return;
+        }
+        try {
+            HandBack.release(store, tiers, indexWrites, beyond, clock.now());
+            log.debug("Handed back {} claimed task(s) of types at their concurrency", beyond.size());
+        }
+        catch (RuntimeException ex) {
+            log.warn("Could not hand back {} claimed task(s) ({}); they run again when their lease ends",
+                    beyond.size(), ex.toString());
         }
     }
 

@@ -3,10 +3,10 @@ package io.github.delayqueue.runtime;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.function.LongSupplier;
-import java.util.function.Supplier;
 
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.index.Popped;
@@ -23,10 +23,11 @@ import io.github.delayqueue.store.TaskStore;
  * index is unreachable it claims due rows from the database alone.
  * <p>
  * It claims only the types the instance can start now ({@link ClaimableTypes}). A popped id of another type (no
- * handler here, paused, or at its {@code concurrency}) is not put back in the index: its row stays pending, and the
- * sweep of an instance that can run it claims it once it is {@code sweep-grace} overdue (an instance whose type's
- * lane frees up first takes it from the database itself). Putting it back would have every instance that cannot run
- * it pop it again and again, in a loop as hot as the pops, with the ids it can run waiting behind it.
+ * handler here, or at its {@code concurrency}) is not put back in the index: its row stays pending, and the sweep of
+ * an instance that can run it claims it once it is {@code sweep-grace} overdue. Putting it back would have every
+ * instance that cannot run it pop it again and again, in a loop as hot as the pops, with the ids it can run waiting
+ * behind it. A type of its own that was at its limit is remembered, and claimed from the database (up to its room)
+ * as soon as it has room again, so a type with a backlog runs at its {@code concurrency}, not at the sweep's pace.
  */
 final class IndexTaskSource implements TaskSource {
 
@@ -48,7 +49,13 @@ final class IndexTaskSource implements TaskSource {
 
     private final long claimAheadMillis;
 
-    private final Supplier<Set<String>> claimable;
+    private final ClaimableTypes claimable;
+
+    /**
+     * Served types whose popped ids were left in the database because the type could not be claimed then (at its
+     * limit): claimed from the database as soon as they have room, not only by the sweep.
+     */
+    private final Set<String> leftInDatabase = new HashSet<>();
 
     private final long[] shardHeads;
 
@@ -66,7 +73,7 @@ final class IndexTaskSource implements TaskSource {
     private boolean backlog;
 
     IndexTaskSource(Indexer indexer, TaskStore store, ClaimTerms terms, TaskEvents events, EngineSettings settings,
-            LongSupplier clock, Supplier<Set<String>> claimable) {
+            LongSupplier clock, ClaimableTypes claimable) {
         this.claimable = claimable;
         this.indexer = indexer;
         this.clock = clock;
@@ -86,7 +93,7 @@ final class IndexTaskSource implements TaskSource {
     @Override
     public FetchResult fetch(long now, int limit) {
         List<ClaimedTask> claimed = new ArrayList<>();
-        Set<String> types = claimable.get();
+        Set<String> types = claimable.now();
         if (types.isEmpty()) {
             // nothing to claim: every type paused or at its limit, or none served; the index keeps its ids
             return new FetchResult(claimed, now + Math.min(pollMillis, maxWaitMillis));
@@ -106,6 +113,7 @@ final class IndexTaskSource implements TaskSource {
                 nextSweepAt = now; // Redis was flushed, say: keep sweeping until the database has no such rows
             }
         }
+        claimLeftInDatabase(now + claimAheadMillis, limit, now, claimed);
         if (!indexer.available()) {
             claimPending(now, limit - claimed.size(), now, types, claimed);
             return new FetchResult(claimed, Math.min(now + pollMillis, nextSweepAt));
@@ -153,15 +161,41 @@ final class IndexTaskSource implements TaskSource {
     private void requeueSkipped(List<Long> popped, List<ClaimedTask> won, Set<String> types, long now) {
         Set<Long> lost = new HashSet<>(popped);
         won.forEach(task -> lost.remove(task.id()));
-        List<DueTask> locked = store.pendingAmong(lost, types);
+        List<DueTask> locked = store.pendingAmong(lost, claimable.now());
         // not before a short pause: a row locked for longer (an open transaction) must not be popped in a hot loop
         indexer.add(locked.stream()
             .map(task -> new DueTask(task.id(), Math.max(task.dueAt(), now + LOCKED_RETRY_MILLIS)))
             .toList());
         if (lost.size() > locked.size()) {
             int pending = store.pendingAmong(lost).size(); // the locked ones and those of other types
+            if (pending > locked.size()) {
+                leftInDatabase.addAll(claimable.servedButNotNow());
+            }
             if (lost.size() > pending) {
                 events.claimConflicts(lost.size() - pending);
+            }
+        }
+    }
+
+    /**
+     * Claims, up to their room and until {@code into} holds {@code limit}, pending rows of the types whose popped ids
+     * were left in the database.
+     */
+    private void claimLeftInDatabase(long dueBy, int limit, long now, List<ClaimedTask> into) {
+        if (leftInDatabase.isEmpty()) {
+            return;
+        }
+        Iterator<String> types = leftInDatabase.iterator();
+        while (types.hasNext() && into.size() < limit) {
+            String type = types.next();
+            int room = Math.min(claimable.room(type), limit - into.size());
+            if (room <= 0) {
+                continue; // still at its limit, or its handler is gone
+            }
+            List<ClaimedTask> claimed = store.claimDue(TaskStatus.QUEUED, dueBy, room, Set.of(type), terms.at(now));
+            into.addAll(claimed);
+            if (claimed.size() < room) {
+                types.remove(); // none left in the database now; the index has the rest
             }
         }
     }

@@ -42,6 +42,7 @@ class DispatcherTest {
         };
         Dispatcher dispatcher = new Dispatcher(failing, pool, held, wake, clock, 100, store,
                 new ClaimTerms("test", Duration.ofSeconds(30)), tasks -> {
+                }, new ClaimableTypes(registry, pool.lanes()), tasks -> {
                 }, TaskEvents.NONE, Duration.ofSeconds(1));
         dispatcher.start(TestScheduler.SHARED);
         Thread.sleep(2_000);

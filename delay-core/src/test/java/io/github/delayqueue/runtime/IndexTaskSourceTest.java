@@ -66,7 +66,7 @@ class IndexTaskSourceTest {
 
     private IndexTaskSource source(InMemoryTaskStore store) {
         return new IndexTaskSource(indexer, store, new ClaimTerms("me", Duration.ofSeconds(30)), events, settings(),
-                () -> clockAfterPop, () -> Set.of("t"));
+                () -> clockAfterPop, Handlers.claiming("t"));
     }
 
     private static EngineSettings settings() {
@@ -146,7 +146,7 @@ class IndexTaskSourceTest {
         assertThat(index.size(0)).as("not put back").isZero();
         assertThat(conflicts).as("not taken by another instance").hasValue(0);
         IndexTaskSource servesIt = new IndexTaskSource(indexer, store, new ClaimTerms("it", Duration.ofSeconds(30)),
-                events, settings(), () -> clockAfterPop, () -> Set.of("other"));
+                events, settings(), () -> clockAfterPop, Handlers.claiming("other"));
         assertThat(servesIt.fetch(T0 - 10 + SWEEP_GRACE, 10).tasks()).as("swept once overdue by the grace")
             .extracting(ClaimedTask::id).containsExactly(other);
     }
