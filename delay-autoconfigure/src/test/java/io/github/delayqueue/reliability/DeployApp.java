@@ -17,7 +17,8 @@ import org.springframework.context.annotation.Bean;
  * An application whose handler set is chosen by properties, so that a test can run versions of one application, or
  * several applications, side by side on one task table: {@code deploy.a=true} serves {@code deploy.a},
  * {@code deploy.b=true} serves {@code deploy.b}, {@code deploy.new=true} serves {@code deploy.new} (the type a newer
- * version adds). Every handler writes its start and end to the test's {@link Journal}.
+ * version adds), and {@code deploy.hol=true} serves {@code hol.slow} (one at a time, sleeping the payload's
+ * milliseconds) and {@code hol.quick}. Every handler writes its start and end to the test's {@link Journal}.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
@@ -40,6 +41,36 @@ public class DeployApp {
     @ConditionalOnProperty(name = "deploy.new", havingValue = "true")
     NewType deployNewType(Journal journal, ObjectProvider<DelayQueueRuntime> runtime) {
         return new NewType(journal, runtime);
+    }
+
+    @Bean
+    @ConditionalOnProperty(name = "deploy.hol", havingValue = "true")
+    SlowAndQuick deploySlowAndQuick(Journal journal, ObjectProvider<DelayQueueRuntime> runtime) {
+        return new SlowAndQuick(journal, runtime);
+    }
+
+    /** A type that runs one at a time and slowly, and one that runs quickly and without a limit. */
+    public static class SlowAndQuick extends JournalingHandlers {
+
+        SlowAndQuick(Journal journal, ObjectProvider<DelayQueueRuntime> runtime) {
+            super(journal, runtime);
+        }
+
+        @DelayedHandler(type = "hol.slow", concurrency = 1)
+        void slow(long millis, TaskContext context) throws InterruptedException {
+            Journal.Start start = record(context, millis);
+            try {
+                Thread.sleep(millis);
+            }
+            finally {
+                start.end();
+            }
+        }
+
+        @DelayedHandler(type = "hol.quick")
+        void quick(String payload, TaskContext context) {
+            record(context, payload).end();
+        }
     }
 
     /** The handler of {@code deploy.a}. */
