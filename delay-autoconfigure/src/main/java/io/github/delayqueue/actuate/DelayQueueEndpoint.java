@@ -250,11 +250,15 @@ public class DelayQueueEndpoint {
      * the account, drop their reminders"), {@code reschedule} to {@code dueAt} ("the campaign moved to Monday 9:00"),
      * or {@code shift} by {@code by} ("the mail service is down for an hour, push its tasks out"). The queue works in
      * batches of 500 tasks, each committed by itself, so the consumers never wait on it; a task claimed meanwhile
-     * runs. The web extension answers it at {@code POST /actuator/delayqueue/types/{type}}.
+     * runs. Or {@code pause} the type on every instance (no instance claims its tasks, which stay pending; for a
+     * downstream service that is down, say) and {@code resume} it (its overdue tasks run at once); {@code changed} is
+     * then 1 when the type's state changed, else 0. The web extension answers it at
+     * {@code POST /actuator/delayqueue/types/{type}}.
      *
      * @param type the task type
-     * @param action {@code cancel}, {@code reschedule} or {@code shift}
-     * @param keyPrefix the start of the keys ({@code ""} for every keyed task); required unless {@code all}
+     * @param action {@code cancel}, {@code reschedule}, {@code shift}, {@code pause} or {@code resume}
+     * @param keyPrefix the start of the keys ({@code ""} for every keyed task); required unless {@code all}, and
+     *     left out for {@code pause} and {@code resume}
      * @param all {@code true} for every task of the type, with or without a key, instead of a prefix
      * @param dueAt {@code reschedule}: the new due time, an ISO-8601 instant ({@code 2026-12-07T09:00:00Z})
      * @param by {@code shift}: how far, a duration such as {@code 10m}, {@code -1h} or {@code PT10M}
@@ -265,6 +269,9 @@ public class DelayQueueEndpoint {
     public BulkDescriptor bulk(String type, @Nullable String action, @Nullable String keyPrefix,
             @Nullable Boolean all, @Nullable String dueAt, @Nullable String by) {
         BulkAction what = BulkAction.parse(action);
+        if (what == BulkAction.PAUSE || what == BulkAction.RESUME) {
+            return pauseOrResume(type, what, keyPrefix, all, dueAt, by);
+        }
         boolean every = Boolean.TRUE.equals(all);
         if (every == (keyPrefix != null)) {
             throw invalid(every
@@ -279,6 +286,7 @@ public class DelayQueueEndpoint {
             case CANCEL -> queue.cancelAll(type, prefix);
             case RESCHEDULE -> queue.rescheduleAll(type, prefix, instant(dueAt));
             case SHIFT -> queue.shiftAll(type, prefix, duration(by));
+            case PAUSE, RESUME -> throw new IllegalStateException(what + " was answered above");
         });
         String tasks = changed + (changed == 1 ? " task" : " tasks") + " of type '" + type + "'"
                 + (prefix == null ? "" : " whose key starts with '" + prefix + "'");
@@ -286,8 +294,25 @@ public class DelayQueueEndpoint {
             case CANCEL -> "Cancelled " + tasks;
             case RESCHEDULE -> "Moved " + tasks + " to " + instant(dueAt);
             case SHIFT -> "Shifted " + tasks + " by " + Texts.duration(duration(by));
+            case PAUSE, RESUME -> throw new IllegalStateException(what + " was answered above");
         };
         return new BulkDescriptor(type, prefix, what.name().toLowerCase(Locale.ROOT), changed, message);
+    }
+
+    /** A pause or resume of the whole type, on every instance: it takes no prefix, no time, no duration. */
+    private BulkDescriptor pauseOrResume(String type, BulkAction what, @Nullable String keyPrefix,
+            @Nullable Boolean all, @Nullable String dueAt, @Nullable String by) {
+        if (keyPrefix != null || all != null) {
+            throw invalid(what.verb + " applies to every task of type '" + type + "': leave out keyPrefix and all");
+        }
+        what.refuseOthers(dueAt, by);
+        boolean changed = badRequest(() -> what == BulkAction.PAUSE ? runtime.pause(type) : runtime.resume(type));
+        String message = what == BulkAction.PAUSE
+                ? (changed ? "Paused" : "Already paused") + " type '" + type + "': no instance claims its tasks "
+                        + "(within a second), they stay pending until it is resumed"
+                : (changed ? "Resumed type '" + type + "': its tasks run again, overdue ones at once"
+                        : "Type '" + type + "' was not paused");
+        return new BulkDescriptor(type, null, what.name().toLowerCase(Locale.ROOT), changed ? 1 : 0, message);
     }
 
     private static Instant instant(@Nullable String dueAt) {
@@ -330,7 +355,8 @@ public class DelayQueueEndpoint {
 
     enum BulkAction {
 
-        CANCEL("cancel", null), RESCHEDULE("move", "dueAt"), SHIFT("shift", "by");
+        CANCEL("cancel", null), RESCHEDULE("move", "dueAt"), SHIFT("shift", "by"), PAUSE("pause", null),
+        RESUME("resume", null);
 
         final String verb;
 
@@ -351,7 +377,7 @@ public class DelayQueueEndpoint {
                 }
             }
             throw invalid("Unknown action '" + action + "': use \"cancel\", "
-                    + "\"reschedule\" (with \"dueAt\") or \"shift\" (with \"by\")");
+                    + "\"reschedule\" (with \"dueAt\") or \"shift\" (with \"by\"), or \"pause\" or \"resume\"");
         }
 
         /** A missing field this action needs, or one it would ignore, is a mistake the operator should hear of. */

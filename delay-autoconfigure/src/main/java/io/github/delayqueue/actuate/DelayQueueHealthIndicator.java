@@ -28,7 +28,8 @@ import org.springframework.boot.health.contributor.Health;
  * oldest overdue task is later than that. On an instance that runs tasks, {@code unservedTasks} and
  * {@code oldestUnservedAge} say how many overdue tasks are of types it has no handler for, and how late the oldest is:
  * it never claims them, they wait for an instance that runs them, and they do not change the status here (another
- * application on the same table may be about to run them). An
+ * application on the same table may be about to run them); {@code pausedTypes} lists the types it does not claim
+ * because they are paused. An
  * unreachable Redis alone is not DOWN: the queue keeps running tasks from the database, less precisely, and says so
  * in {@code redisReachable}.
  */
@@ -85,6 +86,7 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
                 }
             }
             builder.withDetail("instance", status.instanceId())
+                .withDetail("pausedTypes", status.pausedTypes().stream().sorted().toList())
                 .withDetail("heldTasks", status.heldTasks())
                 .withDetail("capacity", status.capacity())
                 .withDetail("engine", work);

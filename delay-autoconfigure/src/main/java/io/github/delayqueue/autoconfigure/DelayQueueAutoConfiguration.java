@@ -146,6 +146,7 @@ public final class DelayQueueAutoConfiguration {
             .indexMaxWait(properties.getRedis().getMaxWait())
             .runsTasks(worker.isEnabled())
             .instanceId(properties.getInstanceId())
+            .pausedTypes(properties.getPausedTypes())
             .workerThreads(worker.getThreads())
             .prefetch(worker.getPrefetch())
             .batchSize(worker.getBatchSize())

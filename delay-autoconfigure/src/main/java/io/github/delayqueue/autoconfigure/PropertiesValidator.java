@@ -88,6 +88,12 @@ final class PropertiesValidator {
             reject("instanceId", "must be 1 to " + longest
                     + " characters (the queue adds a 9-character suffix per process)");
         }
+        for (String type : properties.getPausedTypes()) {
+            if (type == null || type.isBlank() || type.length() > TaskTable.MAX_TYPE_LENGTH) {
+                reject("pausedTypes", "each type must be 1 to " + TaskTable.MAX_TYPE_LENGTH + " characters, not '"
+                        + type + "': list the task types to pause, comma-separated");
+            }
+        }
         jdbc("jdbc.", properties.getJdbc());
         hybrid("hybrid.", properties.getHybrid());
         redis("redis.", properties.getRedis());

@@ -11,10 +11,11 @@ import io.github.delayqueue.handler.HandlerRegistry;
 import io.github.delayqueue.store.ClaimedTask;
 
 /**
- * The task types this instance claims now: those it has a handler for, less those at their {@code concurrency}
- * ({@link TypeLanes#room}). A task of a type it has no handler for is never claimed here, so it waits, pending, for
- * an instance that runs it (a newer version in a rolling deploy, another application on the same table) instead of
- * failing on one that cannot. A type at its limit is left out of the claims until one of its tasks is done, so its
+ * The task types this instance claims now: those it has a handler for, less those paused ({@link PausedTypes}) and
+ * those at their {@code concurrency} ({@link TypeLanes#room}). A task of a type it has no handler for is never
+ * claimed here, so it waits, pending, for an instance that runs it (a newer version in a rolling deploy, another
+ * application on the same table) instead of failing on one that cannot. A paused type's tasks stay pending on every
+ * instance until it is resumed. A type at its limit is left out of the claims until one of its tasks is done, so its
  * backlog takes no claim slot another type could use. Asked before every claim.
  */
 final class ClaimableTypes {
@@ -23,32 +24,40 @@ final class ClaimableTypes {
 
     private final TypeLanes lanes;
 
-    ClaimableTypes(HandlerRegistry registry, TypeLanes lanes) {
+    private final PausedTypes paused;
+
+    ClaimableTypes(HandlerRegistry registry, TypeLanes lanes, PausedTypes paused) {
         this.registry = registry;
         this.lanes = lanes;
+        this.paused = paused;
     }
 
     /** The types a claim may take now; empty when there are none, and then nothing is claimed. */
     Set<String> now() {
         Set<String> types = new HashSet<>();
         for (String type : registry.types()) {
-            if (lanes.room(type) > 0) {
+            if (!paused.paused(type) && lanes.room(type) > 0) {
                 types.add(type);
             }
         }
         return types;
     }
 
-    /** How many more tasks of {@code type} may be claimed now ({@link TypeLanes#room}). */
+    /** How many more tasks of {@code type} may be claimed now: none while it is paused, else its room. */
     int room(String type) {
-        return lanes.room(type);
+        return paused.paused(type) ? 0 : lanes.room(type);
     }
 
-    /** The types this instance has handlers for that it cannot claim now: at their limit. */
+    /** The types this instance has handlers for that it cannot claim now: paused, or at their limit. */
     Set<String> servedButNotNow() {
         Set<String> types = new HashSet<>(registry.types());
         types.removeAll(now());
         return types;
+    }
+
+    /** Tells {@code listener} when a paused type is resumed: its overdue tasks should be claimed at once. */
+    void onResumed(Runnable listener) {
+        paused.onResumed(listener);
     }
 
     /** The types this instance has handlers for, whether or not it can start one now. */

@@ -88,6 +88,9 @@ class DelayQueueEngine {
     /** The types this instance claims. */
     private final ClaimableTypes claimable;
 
+    /** The types it serves and does not claim now. */
+    private final PausedTypes paused;
+
     /** The follow-ups' release itself, which {@link #runDue(int)} runs on the calling thread. */
     private final FollowUps followUpRelease;
 
@@ -125,7 +128,8 @@ class DelayQueueEngine {
         this.held = new HeldTasks(clock, worker.lease());
         this.pool = new WorkerPool(worker.threads(), worker.prefetch(), held, registry, runner, resultWriter, clock,
                 scheduler, handlerExecutor);
-        this.claimable = new ClaimableTypes(registry, pool.lanes());
+        this.paused = new PausedTypes(store, settings.pausedTypes());
+        this.claimable = new ClaimableTypes(registry, pool.lanes(), paused);
         TaskSource source = tiers.indexed()
                 ? new IndexTaskSource(indexer, store, terms, events, settings, clock::now, claimable)
                 : new DatabaseTaskSource(store, terms, settings, claimable::now);
@@ -138,6 +142,7 @@ class DelayQueueEngine {
                 indexWrites, wake, events), events);
         this.followUpRelease = new FollowUps(store, indexer, tiers, clock, wake);
         this.followUps = job("follow-ups", Duration.ofSeconds(1), followUpRelease, events);
+        job("paused types", Duration.ofSeconds(1), IoLanes.Waits.DATABASE, paused::refresh, events);
         resultWriter.onWritten(written -> {
             boolean keyed = held.anyKeyed(written);
             held.forget(written);
@@ -396,6 +401,16 @@ class DelayQueueEngine {
     /** The types this instance has handlers for: the only ones it claims. */
     Set<String> servedTypes() {
         return claimable.served();
+    }
+
+    /** The types paused on this instance: on every instance, or by its configuration. */
+    Set<String> pausedTypes() {
+        return paused.all();
+    }
+
+    /** Reads the shared pauses now, after this instance changed one: the others do within a second. */
+    void refreshPaused() {
+        paused.refresh();
     }
 
     /**

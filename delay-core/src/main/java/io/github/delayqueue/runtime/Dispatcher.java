@@ -125,6 +125,7 @@ final class Dispatcher {
         wake.onAnnounced(this::announced);
         pool.onFreed(this::freed);
         pool.lanes().onRoomFreed(this::roomFreed);
+        claimable.onResumed(this::roomFreed);
     }
 
     synchronized void start(TaskScheduler scheduler) {
@@ -180,7 +181,7 @@ final class Dispatcher {
         }
     }
 
-    /** A type at its limit has room again: a round waiting for a time claims it now. */
+    /** A type at its limit has room again, or a paused one was resumed: a round waiting for a time claims it now. */
     private void roomFreed() {
         PeriodicJob job = rounds;
         if (job != null && waiting == Waiting.TIME) {

@@ -26,8 +26,9 @@ import io.github.delayqueue.store.TaskStore;
  * handler here, or at its {@code concurrency}) is not put back in the index: its row stays pending, and the sweep of
  * an instance that can run it claims it once it is {@code sweep-grace} overdue. Putting it back would have every
  * instance that cannot run it pop it again and again, in a loop as hot as the pops, with the ids it can run waiting
- * behind it. A type of its own that was at its limit is remembered, and claimed from the database (up to its room)
- * as soon as it has room again, so a type with a backlog runs at its {@code concurrency}, not at the sweep's pace.
+ * behind it. A type of its own that was paused or at its limit is remembered, and claimed from the database (up to
+ * its room) as soon as it is resumed or has room again, so a type with a backlog runs at its {@code concurrency}, not
+ * at the sweep's pace, and a resumed type's overdue tasks run at once.
  */
 final class IndexTaskSource implements TaskSource {
 
@@ -190,7 +191,7 @@ final class IndexTaskSource implements TaskSource {
             String type = types.next();
             int room = Math.min(claimable.room(type), limit - into.size());
             if (room <= 0) {
-                continue; // still at its limit, or its handler is gone
+                continue; // still paused or at its limit
             }
             List<ClaimedTask> claimed = store.claimDue(TaskStatus.QUEUED, dueBy, room, Set.of(type), terms.at(now));
             into.addAll(claimed);

@@ -65,6 +65,12 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
 
     private final String nextDue;
 
+    private final String pausedTypes;
+
+    private final String pause;
+
+    private final String resume;
+
     private final String selectTypeForUpdate;
 
     private final String selectIdByKeyForUpdate;
@@ -92,6 +98,10 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
     public JdbcTaskStore(DataSource dataSource, String table, Duration claimTimeout) {
         // quoted in every statement: a reserved word works too
         this.table = TableNames.quoted(TableNames.requireValidTaskTable(table));
+        String paused = TableNames.quoted(TableNames.pausedTypesTable(table));
+        this.pausedTypes = TaskSql.PAUSED_TYPES.formatted(paused);
+        this.pause = TaskSql.PAUSE.formatted(paused);
+        this.resume = TaskSql.RESUME.formatted(paused);
         this.dataSource = dataSource;
         this.jdbc = new JdbcTemplate(dataSource);
         this.own = new OwnConnection(dataSource, jdbc);
@@ -262,6 +272,21 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
         args.addAll(types);
         Long min = engine.call(() -> engineJdbc.queryForObject(select, Long.class, args.toArray()));
         return min == null ? OptionalLong.empty() : OptionalLong.of(min);
+    }
+
+    @Override
+    public Set<String> pausedTypes() {
+        return Set.copyOf(engine.call(() -> engineJdbc.queryForList(pausedTypes, String.class)));
+    }
+
+    @Override
+    public boolean pause(String type, long now) {
+        return engineJdbc.update(pause, type, now) > 0;
+    }
+
+    @Override
+    public boolean resume(String type) {
+        return engineJdbc.update(resume, type) > 0;
     }
 
     // --- user operations --------------------------------------------------------------------------------------

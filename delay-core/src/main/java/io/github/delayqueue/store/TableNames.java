@@ -55,6 +55,11 @@ public final class TableNames {
         return taskTable + HISTORY_SUFFIX;
     }
 
+    /** The table of the types paused on every instance: the task table's name with {@code _paused_types}. */
+    static String pausedTypesTable(String taskTable) {
+        return taskTable + "_paused_types";
+    }
+
     /** The name as a quoted identifier; only for names that passed validation, which cannot contain a backtick. */
     static String quoted(String name) {
         return "`" + name + "`";

@@ -159,6 +159,14 @@ final class TaskSql {
     /** %2$s lists the types. */
     static final String NEXT_DUE_OF_TYPES = "SELECT MIN(due_at) FROM %1$s WHERE status = ? AND task_type IN (%2$s)";
 
+    /** %1$s is the quoted table of paused types. */
+    static final String PAUSED_TYPES = "SELECT task_type FROM %1$s";
+
+    /** A pause already there keeps its time: pausing twice is one pause. */
+    static final String PAUSE = "INSERT IGNORE INTO %1$s (task_type, paused_at) VALUES (?, ?)";
+
+    static final String RESUME = "DELETE FROM %1$s WHERE task_type = ?";
+
     /** A task that has not started: pending, or a follow-up waiting for its key's running task. */
     static final String CANCEL = """
             UPDATE %1$s SET status = 'CANCELLED', owner = NULL, lease_until = NULL, updated_at = ?

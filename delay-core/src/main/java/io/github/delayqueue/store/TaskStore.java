@@ -153,6 +153,18 @@ public interface TaskStore {
     /** The earliest due time among tasks in {@code status} whose type is among {@code types}; empty for none. */
     OptionalLong nextDue(TaskStatus status, Set<String> types);
 
+    /**
+     * The task types paused on every instance that shares this store: no instance claims their tasks, which stay
+     * pending until {@link #resume}. Read by every engine every second, so it must be cheap.
+     */
+    Set<String> pausedTypes();
+
+    /** Pauses {@code type} for every instance sharing the store; {@code false} when it was paused already. */
+    boolean pause(String type, long now);
+
+    /** Resumes a paused type; {@code false} when it was not paused. */
+    boolean resume(String type);
+
     /** Cancels a pending task; its type when it was cancelled, empty when it was not pending. */
     Optional<String> cancel(long id, long now);
 

@@ -1,11 +1,13 @@
 package io.github.delayqueue.runtime;
 
 import java.lang.reflect.Type;
+import java.util.Set;
 
 import io.github.delayqueue.api.TaskContext;
 import io.github.delayqueue.handler.HandlerRegistry;
 import io.github.delayqueue.handler.HandlerSettings;
 import io.github.delayqueue.handler.TaskHandler;
+import io.github.delayqueue.test.InMemoryTaskStore;
 import org.jspecify.annotations.Nullable;
 
 /** Handlers that do nothing, for tests where only which types an instance serves matters. */
@@ -26,7 +28,8 @@ final class Handlers {
     /** What an instance with handlers for {@code types}, none at its limit, claims. */
     static ClaimableTypes claiming(String... types) {
         HandlerRegistry registry = registry(types);
-        return new ClaimableTypes(registry, new TypeLanes(registry));
+        return new ClaimableTypes(registry, new TypeLanes(registry),
+                new PausedTypes(new InMemoryTaskStore(), Set.of()));
     }
 
     /** A handler of {@code type} that does nothing, at most {@code concurrency} at once (0: no limit). */

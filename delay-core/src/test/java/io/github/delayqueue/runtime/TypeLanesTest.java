@@ -3,6 +3,7 @@ package io.github.delayqueue.runtime;
 import java.lang.reflect.Type;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.api.TaskContext;
@@ -11,6 +12,7 @@ import io.github.delayqueue.handler.HandlerSettings;
 import io.github.delayqueue.handler.TaskHandler;
 import io.github.delayqueue.runtime.HeldTasks.Held;
 import io.github.delayqueue.store.ClaimedTask;
+import io.github.delayqueue.test.InMemoryTaskStore;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
@@ -93,7 +95,8 @@ class TypeLanesTest {
         lanes.done("two");
         assertThat(freed).hasValue(1);
 
-        ClaimableTypes claimable = new ClaimableTypes(registry, lanes);
+        ClaimableTypes claimable = new ClaimableTypes(registry, lanes,
+                new PausedTypes(new InMemoryTaskStore(), Set.of()));
         lanes.held("two");
         List<ClaimedTask> beyond = new ArrayList<>();
         List<ClaimedTask> fits = claimable.fitting(List.of(held(1, "two").task, held(2, "other").task,

@@ -91,6 +91,21 @@ public abstract class UnsupportedTaskStore implements TaskStore {
     }
 
     @Override
+    public Set<String> pausedTypes() {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public boolean pause(String type, long now) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public boolean resume(String type) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
     public OptionalLong nextDue(TaskStatus status) {
         throw new UnsupportedOperationException();
     }

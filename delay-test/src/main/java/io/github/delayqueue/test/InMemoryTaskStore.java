@@ -18,6 +18,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -62,6 +63,8 @@ public class InMemoryTaskStore implements TaskStore {
     private final Object lock = new Object();
 
     private final NavigableMap<Long, Row> rows = new TreeMap<>();
+
+    private final Set<String> paused = ConcurrentHashMap.newKeySet();
 
     /** The ids of each key's tasks, oldest first: at most one of them live, at most one waiting. */
     private final Map<Identity, List<Long>> idsByKey = new HashMap<>();
@@ -408,6 +411,21 @@ public class InMemoryTaskStore implements TaskStore {
                 .mapToLong(row -> row.dueAt)
                 .min();
         }
+    }
+
+    @Override
+    public Set<String> pausedTypes() {
+        return Set.copyOf(paused);
+    }
+
+    @Override
+    public boolean pause(String type, long now) {
+        return paused.add(type);
+    }
+
+    @Override
+    public boolean resume(String type) {
+        return paused.remove(type);
     }
 
     // --- user operations --------------------------------------------------------------------------------------
