@@ -1,7 +1,6 @@
 package io.github.delayqueue.autoconfigure;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 
 import io.github.delayqueue.store.TableNames;
@@ -37,7 +36,7 @@ public class DelayQueueProperties implements Validator {
      * setting: their tasks wait, pending, for an instance that runs them. To pause a type on every instance at once,
      * and resume it without a restart, use the delayqueue endpoint's "pause" and "resume" instead.
      */
-    private List<String> pausedTypes = new ArrayList<>();
+    private @Nullable List<String> pausedTypes;
 
     private final Jdbc jdbc = new Jdbc();
 
@@ -73,11 +72,11 @@ public class DelayQueueProperties implements Validator {
         this.instanceId = instanceId;
     }
 
-    public List<String> getPausedTypes() {
+    public @Nullable List<String> getPausedTypes() {
         return pausedTypes;
     }
 
-    public void setPausedTypes(List<String> pausedTypes) {
+    public void setPausedTypes(@Nullable List<String> pausedTypes) {
         this.pausedTypes = pausedTypes;
     }
 
