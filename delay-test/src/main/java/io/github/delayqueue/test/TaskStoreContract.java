@@ -1076,6 +1076,19 @@ public abstract class TaskStoreContract {
         assertThat(store.nextDue(TaskStatus.SCHEDULED, Set.of())).isEmpty();
     }
 
+    /** A pause is shared by every instance on the store, once, until resumed. */
+    @Test
+    void aPausedTypeIsPausedForEveryInstanceUntilResumed() {
+        TaskStore other = anotherInstance();
+        assertThat(store.pause("contract.paused", T0)).isTrue();
+        assertThat(other.pause("contract.paused", T0 + 1)).as("paused already").isFalse();
+        assertThat(other.pausedTypes()).contains("contract.paused").doesNotContain("contract.other");
+
+        assertThat(other.resume("contract.paused")).isTrue();
+        assertThat(store.resume("contract.paused")).as("resumed already").isFalse();
+        assertThat(store.pausedTypes()).doesNotContain("contract.paused");
+    }
+
     @Test
     void nextDueIsTheEarliestDueTimeOfAStatus() {
         assertThat(store.nextDue(TaskStatus.SCHEDULED)).isEmpty();
