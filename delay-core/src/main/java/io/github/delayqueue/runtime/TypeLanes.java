@@ -13,8 +13,10 @@ import org.jspecify.annotations.Nullable;
  * Each task type's share of the pool: at most its handler's {@code concurrency} running at once (no limit when it
  * declares none, or the type has no handler), the rest of its tasks queued in claim order, claimed, with their lease
  * kept. It also counts the tasks of each type the pool holds (claimed and not yet done), so that a type is claimed
- * only up to its {@code concurrency} ({@link #room}): a type at its limit with a backlog then takes no claim slot
- * that another type could use, and what is claimed of it starts at once.
+ * only up to twice its {@code concurrency} ({@link #room}): as many as may run, and as many again ready to start as
+ * each ends (so a quick type with a limit does not wait for a claim between two tasks). A type at its limit with a
+ * backlog then takes no more claim slots than that from the other types, and what waits of it starts within one of
+ * its handler runs.
  */
 final class TypeLanes {
 
@@ -47,8 +49,8 @@ final class TypeLanes {
     }
 
     /**
-     * How many more tasks of {@code type} may be claimed now: its {@code concurrency} less the tasks of it held;
-     * {@link Integer#MAX_VALUE} for a type without a limit.
+     * How many more tasks of {@code type} may be claimed now: twice its {@code concurrency} less the tasks of it
+     * held; {@link Integer#MAX_VALUE} for a type without a limit.
      */
     int room(String type) {
         return lane(type).room();
@@ -100,13 +102,18 @@ final class TypeLanes {
 
         /** Counts {@code delta} more held tasks; {@code true} when that took the lane from its limit to below it. */
         synchronized boolean held(int delta) {
-            boolean wasFull = held >= limit;
+            boolean wasFull = held >= claimLimit();
             held += delta;
-            return wasFull && held < limit;
+            return wasFull && held < claimLimit();
         }
 
         synchronized int room() {
-            return limit == Integer.MAX_VALUE ? Integer.MAX_VALUE : Math.max(0, limit - held);
+            return limit == Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) Math.max(0, claimLimit() - held);
+        }
+
+        /** The most tasks of the type held at once: its limit running, as many again ready to start. */
+        private long claimLimit() {
+            return limit == Integer.MAX_VALUE ? Long.MAX_VALUE : 2L * limit;
         }
 
         synchronized @Nullable Held next() {

@@ -75,19 +75,20 @@ class TypeLanesTest {
         assertThat(lanes.offer(fifth)).isSameAs(fifth);
     }
 
-    /** A type is claimed only up to its concurrency: what the pool holds of it counts, run or waiting. */
+    /** A type is claimed only up to twice its concurrency: what the pool holds of it counts, run or waiting. */
     @Test
-    void aTypesRoomIsItsConcurrencyLessWhatThePoolHoldsOfIt() {
+    void aTypesRoomIsTwiceItsConcurrencyLessWhatThePoolHoldsOfIt() {
         HandlerRegistry registry = new HandlerRegistry();
         registry.register(handler("two", 2));
         TypeLanes lanes = new TypeLanes(registry);
         AtomicInteger freed = new AtomicInteger();
         lanes.onRoomFreed(freed::incrementAndGet);
 
-        assertThat(lanes.room("two")).isEqualTo(2);
-        lanes.held("two");
-        lanes.held("two");
-        assertThat(lanes.room("two")).as("at its limit").isZero();
+        assertThat(lanes.room("two")).isEqualTo(4);
+        for (int i = 0; i < 4; i++) {
+            lanes.held("two");
+        }
+        assertThat(lanes.room("two")).as("two running, two ready: at its limit").isZero();
         assertThat(lanes.room("unlimited")).isEqualTo(Integer.MAX_VALUE);
         lanes.done("two");
         assertThat(lanes.room("two")).isEqualTo(1);
