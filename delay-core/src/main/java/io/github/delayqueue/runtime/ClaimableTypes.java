@@ -12,11 +12,11 @@ import io.github.delayqueue.store.ClaimedTask;
 
 /**
  * The task types this instance claims now: those it has a handler for, less those paused ({@link PausedTypes}) and
- * those at their claim limit, twice their {@code concurrency} ({@link TypeLanes#room}). A task of a type it has no handler for is never
- * claimed here, so it waits, pending, for an instance that runs it (a newer version in a rolling deploy, another
- * application on the same table) instead of failing on one that cannot. A paused type's tasks stay pending on every
- * instance until it is resumed. A type at its limit is left out of the claims until one of its tasks is done, so its
- * backlog takes no claim slot another type could use. Asked before every claim.
+ * those at their claim limit, twice their {@code concurrency} ({@link TypeLanes#room}). A task of a type it has no
+ * handler for is never claimed here, so it waits, pending, for an instance that runs it (a newer version in a rolling
+ * deploy, another application on the same table) instead of failing on one that cannot. A paused type's tasks stay
+ * pending on every instance until it is resumed. A type at its limit is left out of the claims until one of its tasks
+ * is done, so its backlog takes no claim slot another type could use. Asked before every claim.
  */
 final class ClaimableTypes {
 
