@@ -23,12 +23,15 @@ import org.jspecify.annotations.Nullable;
  * <ul>
  * <li>{@code delay.tasks.scheduled} {type}: tasks created (a duplicate key creates none)</li>
  * <li>{@code delay.tasks.completed} {type, outcome = success | retry | failed | cancelled}</li>
- * <li>{@code delay.task.failures} {type, reason = handler | binding | no-handler | lease-lost | internal, exception}:
+ * <li>{@code delay.task.failures} {type, reason = handler | binding | no-handler | lease-lost | timeout | internal,
+ * exception}:
  * failed attempts, by the simple name of the exception's class ({@code none} when no handler serves the type); at
  * most {@value #MAX_EXCEPTIONS_PER_TYPE} names per type, further ones count as {@code other}</li>
  * <li>{@code delay.task.duration} {type}: handler run time, unless an observation around each run times it
  * ({@link #TaskMeters(MeterRegistry, boolean)})</li>
  * <li>{@code delay.task.lateness} {type}: start minus due time, with a percentile histogram</li>
+ * <li>{@code delay.task.timeouts.ignored} {type}: handlers that ran over their timeout and had not returned a second
+ * after their interrupt; each holds a worker thread until it returns</li>
  * <li>{@code delay.claim.conflicts}, {@code delay.migration.tasks}, {@code delay.recovery.tasks} {reason}</li>
  * <li>{@code delay.index.rebuilds}: full rebuilds of the time index this instance did for all</li>
  * <li>{@code delay.engine.failures} {work}: failed runs of the engine's loops and jobs (lease renewal, the result
@@ -144,6 +147,11 @@ public final class TaskMeters implements TaskEvents {
     }
 
     @Override
+    public void timeoutIgnored(TaskContext task, String thread) {
+        meters(task.type()).timeoutsIgnored.increment();
+    }
+
+    @Override
     public void claimConflicts(int count) {
         claimConflicts.increment(count);
     }
@@ -187,6 +195,12 @@ public final class TaskMeters implements TaskEvents {
                     .register(registry),
                 completed(type, "success"), completed(type, "retry"), completed(type, "failed"),
                 completed(type, "cancelled"),
+                Counter.builder("delay.task.timeouts.ignored")
+                    .description("Handlers that ran over their timeout and had not returned a second after their "
+                            + "interrupt: their attempt was written as failed, and each holds a worker thread until "
+                            + "it returns")
+                    .tag(TYPE_TAG, type)
+                    .register(registry),
                 timesRuns ? Timer.builder("delay.task.duration")
                     .description("Time a handler took to run a task")
                     .tag(TYPE_TAG, type)
@@ -212,8 +226,8 @@ public final class TaskMeters implements TaskEvents {
     private Counter failures(String type, Failure failure, String exception) {
         return Counter.builder("delay.task.failures")
             .description("Failed attempts by why they failed (the handler threw, the payload did not bind, no "
-                    + "handler serves the type, the lease was lost, a failure around the handler) and by the simple "
-                    + "name of the exception's class")
+                    + "handler serves the type, the lease was lost, the handler ran over its timeout, a failure "
+                    + "around the handler) and by the simple name of the exception's class")
             .tag(TYPE_TAG, type)
             .tag("reason", failure.name().toLowerCase(Locale.ROOT).replace('_', '-'))
             .tag("exception", exception)
@@ -234,6 +248,8 @@ public final class TaskMeters implements TaskEvents {
 
         private final Counter cancelled;
 
+        private final Counter timeoutsIgnored;
+
         /** {@code null} when the run's observation times it. */
         private final @Nullable Timer duration;
 
@@ -245,13 +261,14 @@ public final class TaskMeters implements TaskEvents {
         private final Set<String> exceptions = ConcurrentHashMap.newKeySet();
 
         TypeMeters(String type, Counter scheduled, Counter success, Counter retry, Counter failed,
-                Counter cancelled, @Nullable Timer duration, Timer lateness) {
+                Counter cancelled, Counter timeoutsIgnored, @Nullable Timer duration, Timer lateness) {
             this.type = type;
             this.scheduled = scheduled;
             this.success = success;
             this.retry = retry;
             this.failed = failed;
             this.cancelled = cancelled;
+            this.timeoutsIgnored = timeoutsIgnored;
             this.duration = duration;
             this.lateness = lateness;
         }

@@ -120,7 +120,7 @@ class DelayQueueEngine {
                 invoker, store, handlerTransactions);
         this.held = new HeldTasks(clock, worker.lease());
         this.pool = new WorkerPool(worker.threads(), worker.prefetch(), held, registry, runner, resultWriter, clock,
-                scheduler, handlerExecutor);
+                scheduler, handlerExecutor, worker.handlerTimeout());
         TaskSource source = tiers.indexed() ? new IndexTaskSource(indexer, store, terms, events, settings, clock::now)
                 : new DatabaseTaskSource(store, terms, settings);
         this.dispatcher = new Dispatcher(source, pool, held, wake, clock, worker.batchSize(), store, terms,

@@ -116,6 +116,8 @@ public final class DelayQueueRuntimeBuilder {
 
     private Duration shutdownTimeout = Duration.ofSeconds(20);
 
+    private @Nullable Duration handlerTimeout;
+
     private Duration recoveryInterval = Duration.ofSeconds(5);
 
     private Duration pollInterval = Duration.ofMillis(200);
@@ -484,6 +486,19 @@ public final class DelayQueueRuntimeBuilder {
     }
 
     /**
+     * How long one attempt of a handler without a timeout of its own ({@code DelayedHandler#timeout}) may run before
+     * it is interrupted and counts as failed ({@code delay.worker.handler-timeout}); {@code null}, the default, lets
+     * such handlers run as long as they take.
+     *
+     * @param timeout a positive duration, or {@code null} for none
+     * @return this builder
+     */
+    public DelayQueueRuntimeBuilder handlerTimeout(@Nullable Duration timeout) {
+        this.handlerTimeout = timeout == null ? null : positive(timeout, "handlerTimeout");
+        return this;
+    }
+
+    /**
      * How often expired leases are looked for ({@code delay.worker.recovery-interval}).
      *
      * @param interval a positive duration
@@ -635,7 +650,7 @@ public final class DelayQueueRuntimeBuilder {
     private EngineSettings settings() {
         return new EngineSettings(InstanceIds.resolve(instanceId),
                 new EngineSettings.Worker(workerThreads, prefetch, batchSize, claimAhead, lease, shutdownTimeout,
-                        recoveryInterval),
+                        recoveryInterval, handlerTimeout),
                 new EngineSettings.Jdbc(pollInterval), new EngineSettings.Redis(indexMaxWait),
                 new EngineSettings.Hybrid(sweepGrace, sweepInterval, migrationInterval, migrationBatchSize),
                 new EngineSettings.Retention(Map.copyOf(retention), retentionInterval, retentionBatchSize));
