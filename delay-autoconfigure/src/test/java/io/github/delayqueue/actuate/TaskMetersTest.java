@@ -112,6 +112,7 @@ class TaskMetersTest {
         meters.attemptFailed(task(5, "nobody"), TaskEvents.Failure.NO_HANDLER, null);
         meters.attemptFailed(task(6, "mail.send"), TaskEvents.Failure.LEASE_LOST, new InterruptedException());
         meters.attemptFailed(task(7, "mail.send"), TaskEvents.Failure.INTERNAL, new OutOfMemoryError());
+        meters.attemptFailed(task(8, "mail.send"), TaskEvents.Failure.TIMEOUT, new TimeoutException("PT5S"));
 
         assertThat(counter("delay.task.failures", "type", "mail.send", "reason", "handler", "exception",
                 "IllegalStateException")).isEqualTo(2);
@@ -125,6 +126,20 @@ class TaskMetersTest {
                 "InterruptedException")).isEqualTo(1);
         assertThat(counter("delay.task.failures", "type", "mail.send", "reason", "internal", "exception",
                 "OutOfMemoryError")).isEqualTo(1);
+        assertThat(counter("delay.task.failures", "type", "mail.send", "reason", "timeout", "exception",
+                "TimeoutException")).isEqualTo(1);
+    }
+
+    @Test
+    void handlersThatIgnoredTheirTimeoutsInterruptAreCountedByType() {
+        meters.timeoutIgnored(task(1, "partner.sync"), "delay-worker-1");
+        meters.timeoutIgnored(task(2, "partner.sync"), "delay-worker-2");
+        meters.timeoutIgnored(task(3, "mail.send"), "delay-worker-1");
+
+        assertThat(counter("delay.task.timeouts.ignored", "type", "partner.sync")).isEqualTo(2);
+        assertThat(counter("delay.task.timeouts.ignored", "type", "mail.send")).isEqualTo(1);
+        assertThat(registry.get("delay.task.timeouts.ignored").counters()).as("no thread or id in the tags")
+            .allSatisfy(counter -> assertThat(counter.getId().getTags()).hasSize(1));
     }
 
     /** A handler that throws ever new kinds of exceptions must not grow the registry without end. */
