@@ -144,7 +144,7 @@ public class DelayQueueEndpoint {
     }
 
     /**
-     * Re-runs a {@code FAILED} task ({@code rerun}) or cancels a pending one ({@code cancel}); {@code null} when there
+     * Re-runs a {@code FAILED} or {@code PARKED} task ({@code rerun}) or cancels a pending one ({@code cancel}); {@code null} when there
      * is no task {@code id}. The answer says whether it was done and shows the task as it is afterwards.
      */
     @WriteOperation
@@ -177,7 +177,7 @@ public class DelayQueueEndpoint {
         }
         else {
             message = what == Action.RERUN
-                    ? "Task " + id + " is " + after.status() + "; only a FAILED task can be re-run"
+                    ? "Task " + id + " is " + after.status() + "; only a FAILED or PARKED task can be re-run"
                     : "Task " + id + " is " + after.status()
                             + "; only a pending (SCHEDULED or QUEUED) task can be cancelled";
         }
@@ -197,7 +197,7 @@ public class DelayQueueEndpoint {
                 }
             }
             throw invalid("Unknown action '" + action
-                    + "': use \"rerun\" (a FAILED task) or \"cancel\" (a pending task)");
+                    + "': use \"rerun\" (a FAILED or PARKED task) or \"cancel\" (a pending task)");
         }
     }
 

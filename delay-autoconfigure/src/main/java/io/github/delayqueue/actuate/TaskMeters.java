@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <ul>
  * <li>{@code delay.tasks.scheduled} {type}: tasks created (a duplicate key creates none)</li>
- * <li>{@code delay.tasks.completed} {type, outcome = success | retry | failed | cancelled}</li>
+ * <li>{@code delay.tasks.completed} {type, outcome = success | retry | failed | cancelled | parked}</li>
  * <li>{@code delay.task.failures} {type, reason = handler | binding | no-handler | lease-lost | timeout | internal,
  * exception}:
  * failed attempts, by the simple name of the exception's class ({@code none} when no handler serves the type); at
@@ -128,6 +128,7 @@ public final class TaskMeters implements TaskEvents {
             case SUCCESS -> meters.success.increment();
             case RETRY -> meters.retry.increment();
             case FAILED -> meters.failed.increment();
+            case PARKED -> meters.parked.increment();
         }
         // 0 means no handler ran: the type has none, or the payload did not bind.
         Timer duration = meters.duration;
@@ -194,7 +195,7 @@ public final class TaskMeters implements TaskEvents {
                     .tag(TYPE_TAG, type)
                     .register(registry),
                 completed(type, "success"), completed(type, "retry"), completed(type, "failed"),
-                completed(type, "cancelled"),
+                completed(type, "cancelled"), completed(type, "parked"),
                 Counter.builder("delay.task.timeouts.ignored")
                     .description("Handlers that ran over their timeout and had not returned a second after their "
                             + "interrupt: their attempt was written as failed, and each holds a worker thread until "
@@ -217,7 +218,7 @@ public final class TaskMeters implements TaskEvents {
     private Counter completed(String type, String outcome) {
         return Counter.builder("delay.tasks.completed")
             .description("Task runs and cancellations by how they ended: success, retry (another attempt is "
-                    + "scheduled), failed (dead letter), cancelled")
+                    + "scheduled), failed (dead letter), cancelled, parked (the payload did not bind)")
             .tag(TYPE_TAG, type)
             .tag("outcome", outcome)
             .register(registry);
@@ -248,6 +249,8 @@ public final class TaskMeters implements TaskEvents {
 
         private final Counter cancelled;
 
+        private final Counter parked;
+
         private final Counter timeoutsIgnored;
 
         /** {@code null} when the run's observation times it. */
@@ -261,13 +264,14 @@ public final class TaskMeters implements TaskEvents {
         private final Set<String> exceptions = ConcurrentHashMap.newKeySet();
 
         TypeMeters(String type, Counter scheduled, Counter success, Counter retry, Counter failed,
-                Counter cancelled, Counter timeoutsIgnored, @Nullable Timer duration, Timer lateness) {
+                Counter cancelled, Counter parked, Counter timeoutsIgnored, @Nullable Timer duration, Timer lateness) {
             this.type = type;
             this.scheduled = scheduled;
             this.success = success;
             this.retry = retry;
             this.failed = failed;
             this.cancelled = cancelled;
+            this.parked = parked;
             this.timeoutsIgnored = timeoutsIgnored;
             this.duration = duration;
             this.lateness = lateness;

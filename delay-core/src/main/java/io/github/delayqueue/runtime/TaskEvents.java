@@ -16,16 +16,19 @@ public interface TaskEvents {
     TaskEvents NONE = new TaskEvents() {
     };
 
-    /** How a run ended. */
+    /** How a run ended; {@code PARKED}: its payload did not bind, and it waits for an operator's re-run. */
     enum Outcome {
-        SUCCESS, RETRY, FAILED
+        SUCCESS, RETRY, FAILED, PARKED
     }
 
     /** Why an attempt failed. */
     enum Failure {
         /** The handler threw. */
         HANDLER,
-        /** The payload did not bind to the handler's parameter type (the codec threw); the task is dead-lettered. */
+        /**
+         * The payload did not bind to the handler's parameter type (the codec threw): the task is parked for a
+         * {@code PayloadBindingException}, dead-lettered for anything else a codec throws.
+         */
         BINDING,
         /** No handler on this instance serves the task's type; the task is dead-lettered. */
         NO_HANDLER,

@@ -75,9 +75,19 @@ final class TaskRunner {
     /** Transactions for handlers that complete in theirs; {@code null}: they run as any other. */
     private final @Nullable TransactionOperations transactions;
 
+    private final PayloadUpcasters upcasters;
+
     TaskRunner(HandlerRegistry registry, PayloadCodec codec, RetryPolicy retryPolicy, Tiers tiers,
             QueueClock clock, TaskEvents events, String instanceId, HandlerInvoker invoker, TaskStore store,
             @Nullable TransactionOperations transactions) {
+        this(registry, codec, retryPolicy, tiers, clock, events, instanceId, invoker, store, transactions,
+                PayloadUpcasters.NONE);
+    }
+
+    TaskRunner(HandlerRegistry registry, PayloadCodec codec, RetryPolicy retryPolicy, Tiers tiers,
+            QueueClock clock, TaskEvents events, String instanceId, HandlerInvoker invoker, TaskStore store,
+            @Nullable TransactionOperations transactions, PayloadUpcasters upcasters) {
+        this.upcasters = upcasters;
         this.registry = registry;
         this.codec = codec;
         this.retryPolicy = retryPolicy;
@@ -146,14 +156,23 @@ final class TaskRunner {
         try {
             payload = bind(task, handler);
         }
-        catch (RuntimeException ex) { // PayloadBindingException, or whatever a custom codec throws
+        catch (PayloadBindingException ex) { // the payload's class changed, or it was never of the handler's type
+            String error = "Payload of task " + task.id() + " (type '" + task.type() + "') does not fit "
+                    + handler.description() + ": " + ex.getMessage() + "; the task is PARKED: register a payload "
+                    + "upcaster for the type (or fix the handler's parameter type), deploy it, then re-run the task "
+                    + "(DelayQueueRuntime.rerun or rerunParked, or the delayqueue endpoint)";
+            events.finished(context, TaskEvents.Outcome.PARKED, 0);
+            events.attemptFailed(context, TaskEvents.Failure.BINDING, ex);
+            failures.parked(task, error);
+            return new Completion.Parked(task.id(), task.claim(), task.attempt(), error);
+        }
+        catch (RuntimeException ex) { // whatever else a custom codec throws: a bug, not a payload to adapt
             String error = "Payload of task " + task.id() + " (type '" + task.type() + "') does not fit "
                     + handler.description() + ": " + describe(ex)
                     + "; fix the payload or the handler's parameter type and re-run the task";
             events.finished(context, TaskEvents.Outcome.FAILED, 0);
             events.attemptFailed(context, TaskEvents.Failure.BINDING, ex);
-            // a binding failure says all in its message; anything else a codec throws is a bug worth its stack trace
-            failures.rejected(task, error, ex instanceof PayloadBindingException ? null : ex);
+            failures.rejected(task, error, ex);
             return new Completion.Failed(task.id(), task.claim(), task.attempt(), error);
         }
         events.started(context, clock.now() - task.dueAt());
@@ -294,7 +313,8 @@ final class TaskRunner {
     }
 
     private @Nullable Object bind(ClaimedTask task, TaskHandler handler) {
-        return handler.payloadType() == null ? null : codec.decode(task.payload(), handler.payloadType());
+        return handler.payloadType() == null ? null
+                : codec.decode(upcasters.upcast(task.type(), task.payload()), handler.payloadType());
     }
 
     private Completion failed(ClaimedTask task, TaskContext context, @Nullable HandlerSettings settings,

@@ -192,6 +192,9 @@ public abstract class TaskEventsContract {
             // no handler ran: the type has none, or the payload did not bind
             sent.add(new Event("finished(" + type + ", FAILED, 0)", e -> e.finished(last, TaskEvents.Outcome.FAILED,
                     0)));
+            // the payload did not bind: parked, no handler ran
+            sent.add(new Event("finished(" + type + ", PARKED, 0)", e -> e.finished(last, TaskEvents.Outcome.PARKED,
+                    0)));
         }
         return sent;
     }
