@@ -144,8 +144,9 @@ public class DelayQueueEndpoint {
     }
 
     /**
-     * Re-runs a {@code FAILED} or {@code PARKED} task ({@code rerun}) or cancels a pending one ({@code cancel}); {@code null} when there
-     * is no task {@code id}. The answer says whether it was done and shows the task as it is afterwards.
+     * Re-runs a {@code FAILED} or {@code PARKED} task ({@code rerun}) or cancels a pending one ({@code cancel});
+     * {@code null} when there is no task {@code id}. The answer says whether it was done and shows the task as it is
+     * afterwards.
      */
     @WriteOperation
     public @Nullable ActionDescriptor act(@Selector long id, String action) {

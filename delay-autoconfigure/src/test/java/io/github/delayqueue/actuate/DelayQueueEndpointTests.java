@@ -83,7 +83,7 @@ class DelayQueueEndpointTests {
         assertThat(queue.now()).isEqualTo(Instant.ofEpochMilli(T0));
         assertThat(queue.counts()).containsExactlyInAnyOrderEntriesOf(Map.of(TaskStatus.SCHEDULED, 2L,
                 TaskStatus.QUEUED, 1L, TaskStatus.RUNNING, 0L, TaskStatus.WAITING, 0L, TaskStatus.SUCCEEDED, 0L,
-                TaskStatus.FAILED, 1L, TaskStatus.CANCELLED, 1L));
+                TaskStatus.FAILED, 1L, TaskStatus.CANCELLED, 1L, TaskStatus.PARKED, 0L));
         assertThat(queue.estimatedCounts()).isEmpty();
         assertThat(queue.types()).containsOnlyKeys("order.cancel", "mail.send");
         assertThat(queue.types().get("order.cancel")).containsExactlyInAnyOrderEntriesOf(Map.of(TaskStatus.SCHEDULED,
@@ -215,7 +215,8 @@ class DelayQueueEndpointTests {
         ActionDescriptor rerun = endpoint.act(id, "rerun");
 
         assertThat(rerun.done()).isFalse();
-        assertThat(rerun.message()).isEqualTo("Task " + id + " is SCHEDULED; only a FAILED task can be re-run");
+        assertThat(rerun.message())
+            .isEqualTo("Task " + id + " is SCHEDULED; only a FAILED or PARKED task can be re-run");
         assertThat(rerun.task().dueAt()).isEqualTo(Instant.ofEpochMilli(T0 + 1_000));
     }
 

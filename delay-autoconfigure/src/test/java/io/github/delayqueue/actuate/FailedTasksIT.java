@@ -76,7 +76,7 @@ class FailedTasksIT {
             assertThat(lines(output, "ERROR", "'obs.nobody'")).singleElement().asString()
                 .contains(String.valueOf(unknown), "dead-lettered");
             assertThat(lines(output, "ERROR", "'obs.order'")).singleElement().asString()
-                .contains(String.valueOf(unbindable), "dead-lettered", "'id'");
+                .contains(String.valueOf(unbindable), "is parked (PARKED)", "'id'");
         }
     }
 }

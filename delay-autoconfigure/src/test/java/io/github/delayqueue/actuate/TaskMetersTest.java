@@ -50,6 +50,7 @@ class TaskMetersTest {
         meters.started(task(2, "mail.send"), -5);
         meters.finished(task(2, "mail.send"), TaskEvents.Outcome.RETRY, 1_000_000);
         meters.finished(task(3, "mail.send"), TaskEvents.Outcome.FAILED, 0);
+        meters.finished(task(4, "mail.send"), TaskEvents.Outcome.PARKED, 0);
         meters.claimConflicts(4);
         meters.migrated(7);
         meters.recovered(TaskEvents.RecoveryReason.LEASE, 2);
@@ -61,6 +62,7 @@ class TaskMetersTest {
         assertThat(counter("delay.tasks.completed", "type", "mail.send", "outcome", "retry")).isEqualTo(1);
         assertThat(counter("delay.tasks.completed", "type", "mail.send", "outcome", "failed")).isEqualTo(1);
         assertThat(counter("delay.tasks.completed", "type", "mail.send", "outcome", "cancelled")).isEqualTo(1);
+        assertThat(counter("delay.tasks.completed", "type", "mail.send", "outcome", "parked")).isEqualTo(1);
         assertThat(counter("delay.claim.conflicts")).isEqualTo(4);
         assertThat(counter("delay.migration.tasks")).isEqualTo(7);
         assertThat(counter("delay.recovery.tasks", "reason", "lease")).isEqualTo(2);
