@@ -12,6 +12,8 @@ import io.github.delayqueue.api.TaskView;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -33,8 +35,16 @@ abstract class PayloadEvolutionScenarios {
     record Shipment(long id, String carrier) {
     }
 
-    /** Renames {@code orderId} to {@code id}; leaves a current payload as it is. */
-    static final UnaryOperator<String> RENAME_ORDER_ID = json -> json.replace("\"orderId\":", "\"id\":");
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    /** Renames {@code orderId} to {@code id}, as the README's example does; leaves a current payload as it is. */
+    static final UnaryOperator<String> RENAME_ORDER_ID = payload -> {
+        ObjectNode tree = (ObjectNode) JSON.readTree(payload);
+        if (tree.has("orderId")) {
+            tree.set("id", tree.remove("orderId"));
+        }
+        return JSON.writeValueAsString(tree);
+    };
 
     private final List<DelayQueueRuntime> runtimes = new CopyOnWriteArrayList<>();
 
