@@ -34,6 +34,7 @@ import org.springframework.context.SmartLifecycle;
  * <li>{@code delay.tasks.overdue}: pending tasks more than a second past due;
  * {@code delay.tasks.overdue.oldest}: how late the oldest of them is, in seconds</li>
  * <li>{@code delay.tasks.dead.letters}: {@code FAILED} tasks kept, waiting for someone to act</li>
+ * <li>{@code delay.tasks.parked}: {@code PARKED} tasks, whose payload did not bind, waiting for a re-run</li>
  * <li>{@code delay.index.size} {shard}: ids in each shard of the Redis time index (hybrid mode)</li>
  * </ul>
  */
@@ -42,7 +43,7 @@ public final class QueueGauges implements MeterBinder, SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(QueueGauges.class);
 
     private static final Set<TaskStatus> COUNTED = EnumSet.of(TaskStatus.SCHEDULED, TaskStatus.QUEUED,
-            TaskStatus.RUNNING, TaskStatus.FAILED);
+            TaskStatus.RUNNING, TaskStatus.FAILED, TaskStatus.PARKED);
 
     private static final Set<TaskStatus> PENDING = EnumSet.of(TaskStatus.SCHEDULED, TaskStatus.QUEUED,
             TaskStatus.RUNNING);
@@ -89,6 +90,10 @@ public final class QueueGauges implements MeterBinder, SmartLifecycle {
             .register(registry);
         gauge("delay.tasks.dead.letters", s -> s.count(TaskStatus.FAILED),
                 "FAILED tasks kept in the table (dead letters), waiting to be re-run or purged")
+            .register(registry);
+        gauge("delay.tasks.parked", s -> s.count(TaskStatus.PARKED),
+                "PARKED tasks: their payload did not bind to their handler; each waits for a re-run once a release "
+                        + "(a payload upcaster) reads it")
             .register(registry);
         for (int shard = 0; shard < shards; shard++) {
             int index = shard;
