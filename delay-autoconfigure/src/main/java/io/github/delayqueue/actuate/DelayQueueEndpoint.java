@@ -144,8 +144,9 @@ public class DelayQueueEndpoint {
     }
 
     /**
-     * Re-runs a {@code FAILED} task ({@code rerun}) or cancels a pending one ({@code cancel}); {@code null} when there
-     * is no task {@code id}. The answer says whether it was done and shows the task as it is afterwards.
+     * Re-runs a {@code FAILED} or {@code PARKED} task ({@code rerun}) or cancels a pending one ({@code cancel});
+     * {@code null} when there is no task {@code id}. The answer says whether it was done and shows the task as it is
+     * afterwards.
      */
     @WriteOperation
     public @Nullable ActionDescriptor act(@Selector long id, String action) {
@@ -177,7 +178,7 @@ public class DelayQueueEndpoint {
         }
         else {
             message = what == Action.RERUN
-                    ? "Task " + id + " is " + after.status() + "; only a FAILED task can be re-run"
+                    ? "Task " + id + " is " + after.status() + "; only a FAILED or PARKED task can be re-run"
                     : "Task " + id + " is " + after.status()
                             + "; only a pending (SCHEDULED or QUEUED) task can be cancelled";
         }
@@ -197,7 +198,7 @@ public class DelayQueueEndpoint {
                 }
             }
             throw invalid("Unknown action '" + action
-                    + "': use \"rerun\" (a FAILED task) or \"cancel\" (a pending task)");
+                    + "': use \"rerun\" (a FAILED or PARKED task) or \"cancel\" (a pending task)");
         }
     }
 
@@ -250,13 +251,15 @@ public class DelayQueueEndpoint {
      * the account, drop their reminders"), {@code reschedule} to {@code dueAt} ("the campaign moved to Monday 9:00"),
      * or {@code shift} by {@code by} ("the mail service is down for an hour, push its tasks out"). The queue works in
      * batches of 500 tasks, each committed by itself, so the consumers never wait on it; a task claimed meanwhile
-     * runs. Or {@code pause} the type on every instance (no instance claims its tasks, which stay pending; for a
-     * downstream service that is down, say) and {@code resume} it (its overdue tasks run at once); {@code changed} is
-     * then 1 when the type's state changed, else 0. The web extension answers it at
-     * {@code POST /actuator/delayqueue/types/{type}}.
+     * runs. And {@code rerun}, with {@code "all": true}: every {@code PARKED} task of the type (its payload did not
+     * bind) runs again from its first attempt, once a release that reads the payloads (a payload upcaster) is out;
+     * one whose key a newer task holds stays parked. Or {@code pause} the type on every instance (no instance claims
+     * its tasks, which stay pending; for a downstream service that is down, say) and {@code resume} it (its overdue
+     * tasks run at once); {@code changed} is then 1 when the type's state changed, else 0. The web extension answers
+     * it at {@code POST /actuator/delayqueue/types/{type}}.
      *
      * @param type the task type
-     * @param action {@code cancel}, {@code reschedule}, {@code shift}, {@code pause} or {@code resume}
+     * @param action {@code cancel}, {@code reschedule}, {@code shift}, {@code rerun}, {@code pause} or {@code resume}
      * @param keyPrefix the start of the keys ({@code ""} for every keyed task); required unless {@code all}, and
      *     left out for {@code pause} and {@code resume}
      * @param all {@code true} for every task of the type, with or without a key, instead of a prefix
@@ -282,10 +285,15 @@ public class DelayQueueEndpoint {
         }
         String prefix = every ? null : keyPrefix;
         what.refuseOthers(dueAt, by);
+        if (what == BulkAction.RERUN && prefix != null) {
+            throw invalid("rerun re-runs every parked task of type '" + type + "': give \"all\": true, not a "
+                    + "keyPrefix");
+        }
         long changed = badRequest(() -> switch (what) {
             case CANCEL -> queue.cancelAll(type, prefix);
             case RESCHEDULE -> queue.rescheduleAll(type, prefix, instant(dueAt));
             case SHIFT -> queue.shiftAll(type, prefix, duration(by));
+            case RERUN -> runtime.rerunParked(type);
             case PAUSE, RESUME -> throw new IllegalStateException(what + " was answered above");
         });
         String tasks = changed + (changed == 1 ? " task" : " tasks") + " of type '" + type + "'"
@@ -294,6 +302,8 @@ public class DelayQueueEndpoint {
             case CANCEL -> "Cancelled " + tasks;
             case RESCHEDULE -> "Moved " + tasks + " to " + instant(dueAt);
             case SHIFT -> "Shifted " + tasks + " by " + Texts.duration(duration(by));
+            case RERUN -> "Re-ran " + changed + " parked " + (changed == 1 ? "task" : "tasks") + " of type '" + type
+                    + "'; they are due now, with their attempts reset";
             case PAUSE, RESUME -> throw new IllegalStateException(what + " was answered above");
         };
         return new BulkDescriptor(type, prefix, what.name().toLowerCase(Locale.ROOT), changed, message);
@@ -355,8 +365,8 @@ public class DelayQueueEndpoint {
 
     enum BulkAction {
 
-        CANCEL("cancel", null), RESCHEDULE("move", "dueAt"), SHIFT("shift", "by"), PAUSE("pause", null),
-        RESUME("resume", null);
+        CANCEL("cancel", null), RESCHEDULE("move", "dueAt"), SHIFT("shift", "by"), RERUN("re-run", null),
+        PAUSE("pause", null), RESUME("resume", null);
 
         final String verb;
 
@@ -377,7 +387,8 @@ public class DelayQueueEndpoint {
                 }
             }
             throw invalid("Unknown action '" + action + "': use \"cancel\", "
-                    + "\"reschedule\" (with \"dueAt\") or \"shift\" (with \"by\"), or \"pause\" or \"resume\"");
+                    + "\"reschedule\" (with \"dueAt\"), \"shift\" (with \"by\") or \"rerun\" (the parked tasks, "
+                    + "with \"all\": true), \"pause\" or \"resume\"");
         }
 
         /** A missing field this action needs, or one it would ignore, is a mistake the operator should hear of. */
@@ -518,7 +529,7 @@ public class DelayQueueEndpoint {
      *
      * @param type the task type
      * @param keyPrefix the prefix, {@code null} for every task of the type
-     * @param action {@code cancel}, {@code reschedule} or {@code shift}
+     * @param action {@code cancel}, {@code reschedule}, {@code shift} or {@code rerun}
      * @param changed how many tasks this request changed (0 for a type or prefix no pending task has)
      * @param message what happened, in one sentence
      */

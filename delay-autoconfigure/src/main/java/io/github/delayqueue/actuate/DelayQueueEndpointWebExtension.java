@@ -17,7 +17,8 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
  * the action does not apply to the task's status (with the task in the body), 400 for an unknown action. And the
  * operations on all the tasks of a type, under a path of their own, {@code /actuator/delayqueue/types/{type}}, so
  * that a type never reads as a task id: {@code GET} a page of its tasks that have not started, {@code POST} a bulk
- * cancel, reschedule or shift by key prefix (400 for bad input, with what to change in the message).
+ * cancel, reschedule or shift by key prefix, or a re-run of its parked tasks (400 for bad input, with what to change
+ * in the message).
  */
 @EndpointWebExtension(endpoint = DelayQueueEndpoint.class)
 public class DelayQueueEndpointWebExtension {
@@ -77,11 +78,12 @@ public class DelayQueueEndpointWebExtension {
      * {@code POST /actuator/delayqueue/types/{type}} with {@code {"action": "cancel"|"reschedule"|"shift",
      * "keyPrefix": "..", "dueAt": "2026-12-07T09:00:00Z", "by": "10m"}} ({@code "all": true} instead of a prefix for
      * every task of the type): changes all the type's matching tasks that have not started
-     * ({@link DelayQueueEndpoint#bulk}), in batches.
+     * ({@link DelayQueueEndpoint#bulk}), in batches; {@code {"action": "rerun", "all": true}} re-runs the type's parked
+     * tasks.
      *
      * @param types the path segment {@code types}
      * @param type the task type
-     * @param action {@code cancel}, {@code reschedule} or {@code shift}
+     * @param action {@code cancel}, {@code reschedule}, {@code shift} or {@code rerun}
      * @param keyPrefix the start of the keys, required unless {@code all}
      * @param all {@code true} for every task of the type instead of a prefix
      * @param dueAt {@code reschedule}'s new due time

@@ -39,6 +39,7 @@ import org.springframework.context.SmartLifecycle;
  * nobody serves shows here as a count that stays and an age that grows: a rolling deploy's new type before its first
  * instance is up, a typo in a type, a handler never deployed</li>
  * <li>{@code delay.tasks.dead.letters}: {@code FAILED} tasks kept, waiting for someone to act</li>
+ * <li>{@code delay.tasks.parked}: {@code PARKED} tasks, whose payload did not bind, waiting for a re-run</li>
  * <li>{@code delay.index.size} {shard}: ids in each shard of the Redis time index (hybrid mode)</li>
  * </ul>
  */
@@ -47,7 +48,7 @@ public final class QueueGauges implements MeterBinder, SmartLifecycle {
     private static final Logger log = LoggerFactory.getLogger(QueueGauges.class);
 
     private static final Set<TaskStatus> COUNTED = EnumSet.of(TaskStatus.SCHEDULED, TaskStatus.QUEUED,
-            TaskStatus.RUNNING, TaskStatus.FAILED);
+            TaskStatus.RUNNING, TaskStatus.FAILED, TaskStatus.PARKED);
 
     private static final Set<TaskStatus> PENDING = EnumSet.of(TaskStatus.SCHEDULED, TaskStatus.QUEUED,
             TaskStatus.RUNNING);
@@ -108,6 +109,10 @@ public final class QueueGauges implements MeterBinder, SmartLifecycle {
         }
         gauge("delay.tasks.dead.letters", s -> s.count(TaskStatus.FAILED),
                 "FAILED tasks kept in the table (dead letters), waiting to be re-run or purged")
+            .register(registry);
+        gauge("delay.tasks.parked", s -> s.count(TaskStatus.PARKED),
+                "PARKED tasks: their payload did not bind to their handler; each waits for a re-run once a release "
+                        + "(a payload upcaster) reads it")
             .register(registry);
         for (int shard = 0; shard < shards; shard++) {
             int index = shard;

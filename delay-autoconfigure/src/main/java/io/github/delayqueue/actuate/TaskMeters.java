@@ -22,13 +22,16 @@ import org.jspecify.annotations.Nullable;
  *
  * <ul>
  * <li>{@code delay.tasks.scheduled} {type}: tasks created (a duplicate key creates none)</li>
- * <li>{@code delay.tasks.completed} {type, outcome = success | retry | failed | cancelled}</li>
- * <li>{@code delay.task.failures} {type, reason = handler | binding | no-handler | lease-lost | internal, exception}:
+ * <li>{@code delay.tasks.completed} {type, outcome = success | retry | failed | cancelled | parked}</li>
+ * <li>{@code delay.task.failures} {type, reason = handler | binding | no-handler | lease-lost | timeout | internal,
+ * exception}:
  * failed attempts, by the simple name of the exception's class ({@code none} when no handler serves the type); at
  * most {@value #MAX_EXCEPTIONS_PER_TYPE} names per type, further ones count as {@code other}</li>
  * <li>{@code delay.task.duration} {type}: handler run time, unless an observation around each run times it
  * ({@link #TaskMeters(MeterRegistry, boolean)})</li>
  * <li>{@code delay.task.lateness} {type}: start minus due time, with a percentile histogram</li>
+ * <li>{@code delay.task.timeouts.ignored} {type}: handlers that ran over their timeout and had not returned a second
+ * after their interrupt; each holds a worker thread until it returns</li>
  * <li>{@code delay.claim.conflicts}, {@code delay.migration.tasks}, {@code delay.recovery.tasks} {reason}</li>
  * <li>{@code delay.index.rebuilds}: full rebuilds of the time index this instance did for all</li>
  * <li>{@code delay.engine.failures} {work}: failed runs of the engine's loops and jobs (lease renewal, the result
@@ -125,6 +128,7 @@ public final class TaskMeters implements TaskEvents {
             case SUCCESS -> meters.success.increment();
             case RETRY -> meters.retry.increment();
             case FAILED -> meters.failed.increment();
+            case PARKED -> meters.parked.increment();
         }
         // 0 means no handler ran: the type has none, or the payload did not bind.
         Timer duration = meters.duration;
@@ -141,6 +145,11 @@ public final class TaskMeters implements TaskEvents {
     static String exceptionName(Class<?> type) {
         String simple = type.getSimpleName();
         return simple.isEmpty() ? type.getName() : simple; // anonymous classes have no simple name
+    }
+
+    @Override
+    public void timeoutIgnored(TaskContext task, String thread) {
+        meters(task.type()).timeoutsIgnored.increment();
     }
 
     @Override
@@ -186,7 +195,13 @@ public final class TaskMeters implements TaskEvents {
                     .tag(TYPE_TAG, type)
                     .register(registry),
                 completed(type, "success"), completed(type, "retry"), completed(type, "failed"),
-                completed(type, "cancelled"),
+                completed(type, "cancelled"), completed(type, "parked"),
+                Counter.builder("delay.task.timeouts.ignored")
+                    .description("Handlers that ran over their timeout and had not returned a second after their "
+                            + "interrupt: their attempt was written as failed, and each holds a worker thread until "
+                            + "it returns")
+                    .tag(TYPE_TAG, type)
+                    .register(registry),
                 timesRuns ? Timer.builder("delay.task.duration")
                     .description("Time a handler took to run a task")
                     .tag(TYPE_TAG, type)
@@ -203,7 +218,7 @@ public final class TaskMeters implements TaskEvents {
     private Counter completed(String type, String outcome) {
         return Counter.builder("delay.tasks.completed")
             .description("Task runs and cancellations by how they ended: success, retry (another attempt is "
-                    + "scheduled), failed (dead letter), cancelled")
+                    + "scheduled), failed (dead letter), cancelled, parked (the payload did not bind)")
             .tag(TYPE_TAG, type)
             .tag("outcome", outcome)
             .register(registry);
@@ -212,8 +227,8 @@ public final class TaskMeters implements TaskEvents {
     private Counter failures(String type, Failure failure, String exception) {
         return Counter.builder("delay.task.failures")
             .description("Failed attempts by why they failed (the handler threw, the payload did not bind, no "
-                    + "handler serves the type, the lease was lost, a failure around the handler) and by the simple "
-                    + "name of the exception's class")
+                    + "handler serves the type, the lease was lost, the handler ran over its timeout, a failure "
+                    + "around the handler) and by the simple name of the exception's class")
             .tag(TYPE_TAG, type)
             .tag("reason", failure.name().toLowerCase(Locale.ROOT).replace('_', '-'))
             .tag("exception", exception)
@@ -234,6 +249,10 @@ public final class TaskMeters implements TaskEvents {
 
         private final Counter cancelled;
 
+        private final Counter parked;
+
+        private final Counter timeoutsIgnored;
+
         /** {@code null} when the run's observation times it. */
         private final @Nullable Timer duration;
 
@@ -245,13 +264,15 @@ public final class TaskMeters implements TaskEvents {
         private final Set<String> exceptions = ConcurrentHashMap.newKeySet();
 
         TypeMeters(String type, Counter scheduled, Counter success, Counter retry, Counter failed,
-                Counter cancelled, @Nullable Timer duration, Timer lateness) {
+                Counter cancelled, Counter parked, Counter timeoutsIgnored, @Nullable Timer duration, Timer lateness) {
             this.type = type;
             this.scheduled = scheduled;
             this.success = success;
             this.retry = retry;
             this.failed = failed;
             this.cancelled = cancelled;
+            this.parked = parked;
+            this.timeoutsIgnored = timeoutsIgnored;
             this.duration = duration;
             this.lateness = lateness;
         }

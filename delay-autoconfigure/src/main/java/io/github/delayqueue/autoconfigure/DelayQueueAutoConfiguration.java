@@ -154,6 +154,7 @@ public final class DelayQueueAutoConfiguration {
             .claimAhead(worker.getClaimAhead())
             .lease(worker.getLease())
             .shutdownTimeout(worker.getShutdownTimeout())
+            .handlerTimeout(worker.getHandlerTimeout())
             .recoveryInterval(worker.getRecoveryInterval())
             .retry(retry.getMaxAttempts(), defaultBackoff(retry))
             .maxPayloadBytes(properties.getPayload().getMaxSize().toBytes())

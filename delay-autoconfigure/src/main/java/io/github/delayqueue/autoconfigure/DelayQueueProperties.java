@@ -350,6 +350,14 @@ public class DelayQueueProperties implements Validator {
          */
         private Duration shutdownTimeout = Duration.ofSeconds(20);
 
+        /**
+         * How long one attempt of a handler without a timeout of its own (@DelayedHandler(timeout)) may run. Past
+         * it the handler is interrupted and the attempt counts as failed (retried after the backoff, or
+         * dead-lettered after the last attempt); a handler that ignores the interrupt keeps its thread until it
+         * returns, and is reported. Unset: handlers run as long as they take.
+         */
+        private @Nullable Duration handlerTimeout;
+
         public boolean isEnabled() {
             return enabled;
         }
@@ -412,6 +420,14 @@ public class DelayQueueProperties implements Validator {
 
         public void setShutdownTimeout(Duration shutdownTimeout) {
             this.shutdownTimeout = shutdownTimeout;
+        }
+
+        public @Nullable Duration getHandlerTimeout() {
+            return handlerTimeout;
+        }
+
+        public void setHandlerTimeout(@Nullable Duration handlerTimeout) {
+            this.handlerTimeout = handlerTimeout;
         }
     }
 

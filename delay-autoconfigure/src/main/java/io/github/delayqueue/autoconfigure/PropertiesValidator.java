@@ -164,6 +164,7 @@ final class PropertiesValidator {
         }
         positive(at + "recoveryInterval", worker.getRecoveryInterval());
         notNegative(at + "shutdownTimeout", worker.getShutdownTimeout());
+        positiveIfSet(at + "handlerTimeout", worker.getHandlerTimeout());
     }
 
     private void retry(String at, DelayQueueProperties.Retry retry) {

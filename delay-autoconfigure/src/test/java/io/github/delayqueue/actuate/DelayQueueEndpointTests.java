@@ -83,7 +83,7 @@ class DelayQueueEndpointTests {
         assertThat(queue.now()).isEqualTo(Instant.ofEpochMilli(T0));
         assertThat(queue.counts()).containsExactlyInAnyOrderEntriesOf(Map.of(TaskStatus.SCHEDULED, 2L,
                 TaskStatus.QUEUED, 1L, TaskStatus.RUNNING, 0L, TaskStatus.WAITING, 0L, TaskStatus.SUCCEEDED, 0L,
-                TaskStatus.FAILED, 1L, TaskStatus.CANCELLED, 1L));
+                TaskStatus.FAILED, 1L, TaskStatus.CANCELLED, 1L, TaskStatus.PARKED, 0L));
         assertThat(queue.estimatedCounts()).isEmpty();
         assertThat(queue.types()).containsOnlyKeys("order.cancel", "mail.send");
         assertThat(queue.types().get("order.cancel")).containsExactlyInAnyOrderEntriesOf(Map.of(TaskStatus.SCHEDULED,
@@ -215,7 +215,8 @@ class DelayQueueEndpointTests {
         ActionDescriptor rerun = endpoint.act(id, "rerun");
 
         assertThat(rerun.done()).isFalse();
-        assertThat(rerun.message()).isEqualTo("Task " + id + " is SCHEDULED; only a FAILED task can be re-run");
+        assertThat(rerun.message())
+            .isEqualTo("Task " + id + " is SCHEDULED; only a FAILED or PARKED task can be re-run");
         assertThat(rerun.task().dueAt()).isEqualTo(Instant.ofEpochMilli(T0 + 1_000));
     }
 
@@ -366,6 +367,28 @@ class DelayQueueEndpointTests {
     }
 
     @Test
+    void aBulkRerunRunsEveryParkedTaskOfTheTypeAgainAndNoOther() {
+        long first = parked("t", null);
+        long second = parked("t", null);
+        long keyHeld = parked("t", "order-4");
+        pending("t", "order-4", T0 + 1_000, TaskStatus.SCHEDULED); // holds the key the parked one had
+        long otherType = parked("u", null);
+        long deadLetter = failed("t", "boom");
+
+        BulkDescriptor rerun = endpoint.bulk("t", "rerun", null, true, null, null);
+
+        assertThat(rerun).isEqualTo(new BulkDescriptor("t", null, "rerun", 2,
+                "Re-ran 2 parked tasks of type 't'; they are due now, with their attempts reset"));
+        assertThat(status(first)).isEqualTo(TaskStatus.SCHEDULED);
+        assertThat(status(second)).isEqualTo(TaskStatus.SCHEDULED);
+        assertThat(status(keyHeld)).isEqualTo(TaskStatus.PARKED);
+        assertThat(status(otherType)).isEqualTo(TaskStatus.PARKED);
+        assertThat(status(deadLetter)).as("a dead letter is re-run one by one").isEqualTo(TaskStatus.FAILED);
+        assertBadRequest(() -> endpoint.bulk("t", "rerun", "order-", null, null, null),
+                "rerun re-runs every parked task of type 't': give \"all\": true, not a keyPrefix");
+    }
+
+    @Test
     void aBulkRescheduleMovesThePendingTasksToOneDueTime() {
         long a = pending("t", "acct-1/a", T0 + 1_000, TaskStatus.QUEUED);
         long b = pending("t", "acct-1/b", T0 + 90_000, TaskStatus.SCHEDULED);
@@ -402,7 +425,8 @@ class DelayQueueEndpointTests {
         long id = pending("t", "acct-1/a", T0 + 1_000, TaskStatus.QUEUED);
 
         assertBadRequest(() -> endpoint.bulk("t", "delete", "acct-1/", null, null, null),
-                "Unknown action 'delete': use \"cancel\", \"reschedule\" (with \"dueAt\") or \"shift\" (with \"by\")");
+                "Unknown action 'delete': use \"cancel\", \"reschedule\" (with \"dueAt\"), \"shift\" (with \"by\") or "
+                        + "\"rerun\" (the parked tasks, with \"all\": true)");
         assertBadRequest(() -> endpoint.bulk("t", null, "acct-1/", null, null, null), "Unknown action 'null'");
         assertBadRequest(() -> endpoint.bulk("t", "cancel", null, null, null, null),
                 "keyPrefix is missing: give the start of the keys of the tasks to cancel (\"\" for every task with a "
@@ -477,6 +501,13 @@ class DelayQueueEndpointTests {
         long id = pending(type, key, T0 - 60_000, TaskStatus.QUEUED);
         ClaimedTask claimed = store.claimIds(List.of(id), T0, new Lease("a", T0 + 30_000, T0)).get(0);
         store.finish(List.of(new Completion.Failed(id, claimed.claim(), 3, error)), T0);
+        return id;
+    }
+
+    private long parked(String type, @Nullable String key) {
+        long id = pending(type, key, T0 - 60_000, TaskStatus.QUEUED);
+        ClaimedTask claimed = store.claimIds(List.of(id), T0, new Lease("a", T0 + 30_000, T0)).get(0);
+        store.finish(List.of(new Completion.Parked(id, claimed.claim(), 1, "payload does not bind")), T0);
         return id;
     }
 

@@ -51,6 +51,7 @@ class DelayQueueMetricsIT {
             long migrated = queue.schedule("obs.ok", "m", Duration.ofMillis(3_800)); // beyond the 3s threshold
             long cancelled = queue.schedule("obs.ok", "c", Duration.ofHours(1));
             assertThat(queue.cancel(cancelled)).isTrue();
+            long parked = queue.schedule("obs.order", "not an order", Duration.ofMillis(100)); // does not bind
 
             await().atMost(15, TimeUnit.SECONDS).pollInterval(50, TimeUnit.MILLISECONDS).untilAsserted(() -> {
                 assertThat(count(registry, "delay.tasks.completed", "type", "obs.ok", "outcome", "success"))
@@ -60,7 +61,11 @@ class DelayQueueMetricsIT {
                 assertThat(count(registry, "delay.tasks.completed", "type", "obs.flaky", "outcome", "success"))
                     .isEqualTo(1);
                 assertThat(gauge(registry, "delay.tasks.dead.letters")).isEqualTo(1);
+                assertThat(count(registry, "delay.tasks.completed", "type", "obs.order", "outcome", "parked"))
+                    .isEqualTo(1);
+                assertThat(gauge(registry, "delay.tasks.parked")).isEqualTo(1);
             });
+            assertThat(queue.find(parked).map(TaskView::status)).contains(TaskStatus.PARKED);
             // The counters count how handlers ended; the outcome reaches the row a batch write later.
             await().atMost(10, TimeUnit.SECONDS).pollInterval(50, TimeUnit.MILLISECONDS).untilAsserted(() -> {
                 assertThat(queue.find(migrated).map(TaskView::status)).contains(TaskStatus.SUCCEEDED);

@@ -50,6 +50,7 @@ class TaskMetersTest {
         meters.started(task(2, "mail.send"), -5);
         meters.finished(task(2, "mail.send"), TaskEvents.Outcome.RETRY, 1_000_000);
         meters.finished(task(3, "mail.send"), TaskEvents.Outcome.FAILED, 0);
+        meters.finished(task(4, "mail.send"), TaskEvents.Outcome.PARKED, 0);
         meters.claimConflicts(4);
         meters.migrated(7);
         meters.recovered(TaskEvents.RecoveryReason.LEASE, 2);
@@ -61,6 +62,7 @@ class TaskMetersTest {
         assertThat(counter("delay.tasks.completed", "type", "mail.send", "outcome", "retry")).isEqualTo(1);
         assertThat(counter("delay.tasks.completed", "type", "mail.send", "outcome", "failed")).isEqualTo(1);
         assertThat(counter("delay.tasks.completed", "type", "mail.send", "outcome", "cancelled")).isEqualTo(1);
+        assertThat(counter("delay.tasks.completed", "type", "mail.send", "outcome", "parked")).isEqualTo(1);
         assertThat(counter("delay.claim.conflicts")).isEqualTo(4);
         assertThat(counter("delay.migration.tasks")).isEqualTo(7);
         assertThat(counter("delay.recovery.tasks", "reason", "lease")).isEqualTo(2);
@@ -112,6 +114,7 @@ class TaskMetersTest {
         meters.attemptFailed(task(5, "nobody"), TaskEvents.Failure.NO_HANDLER, null);
         meters.attemptFailed(task(6, "mail.send"), TaskEvents.Failure.LEASE_LOST, new InterruptedException());
         meters.attemptFailed(task(7, "mail.send"), TaskEvents.Failure.INTERNAL, new OutOfMemoryError());
+        meters.attemptFailed(task(8, "mail.send"), TaskEvents.Failure.TIMEOUT, new TimeoutException("PT5S"));
 
         assertThat(counter("delay.task.failures", "type", "mail.send", "reason", "handler", "exception",
                 "IllegalStateException")).isEqualTo(2);
@@ -125,6 +128,20 @@ class TaskMetersTest {
                 "InterruptedException")).isEqualTo(1);
         assertThat(counter("delay.task.failures", "type", "mail.send", "reason", "internal", "exception",
                 "OutOfMemoryError")).isEqualTo(1);
+        assertThat(counter("delay.task.failures", "type", "mail.send", "reason", "timeout", "exception",
+                "TimeoutException")).isEqualTo(1);
+    }
+
+    @Test
+    void handlersThatIgnoredTheirTimeoutsInterruptAreCountedByType() {
+        meters.timeoutIgnored(task(1, "partner.sync"), "delay-worker-1");
+        meters.timeoutIgnored(task(2, "partner.sync"), "delay-worker-2");
+        meters.timeoutIgnored(task(3, "mail.send"), "delay-worker-1");
+
+        assertThat(counter("delay.task.timeouts.ignored", "type", "partner.sync")).isEqualTo(2);
+        assertThat(counter("delay.task.timeouts.ignored", "type", "mail.send")).isEqualTo(1);
+        assertThat(registry.get("delay.task.timeouts.ignored").counters()).as("no thread or id in the tags")
+            .allSatisfy(counter -> assertThat(counter.getId().getTags()).hasSize(1));
     }
 
     /** A handler that throws ever new kinds of exceptions must not grow the registry without end. */

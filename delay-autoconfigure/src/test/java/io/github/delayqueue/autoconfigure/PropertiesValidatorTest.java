@@ -93,6 +93,22 @@ class PropertiesValidatorTest {
     }
 
     @Test
+    void aHandlerTimeoutIsUnsetByDefaultOrAPositiveDuration() {
+        DelayQueueProperties properties = new DelayQueueProperties();
+        assertThat(properties.getWorker().getHandlerTimeout()).as("none: today's behaviour").isNull();
+        properties.getWorker().setHandlerTimeout(Duration.ofSeconds(30));
+        assertThat(errorsOf(properties)).isEmpty();
+        for (Duration bad : List.of(Duration.ZERO, Duration.ofSeconds(-1))) {
+            properties.getWorker().setHandlerTimeout(bad);
+            assertThat(errorsOf(properties)).singleElement().satisfies(error -> {
+                assertThat(error.getField()).isEqualTo("worker.handlerTimeout");
+                assertThat(error.getDefaultMessage())
+                    .isEqualTo("delay.worker.handler-timeout must be a positive duration");
+            });
+        }
+    }
+
+    @Test
     void propertyNamesAreTheKebabCaseOfTheFieldPaths() {
         assertThat(PropertiesValidator.propertyName("delay", "worker.claimAhead"))
             .isEqualTo("delay.worker.claim-ahead");

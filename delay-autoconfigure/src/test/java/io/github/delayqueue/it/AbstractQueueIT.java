@@ -305,12 +305,12 @@ abstract class AbstractQueueIT {
     }
 
     @Test
-    void anUnbindablePayloadGoesStraightToTheDeadLetterAndAnUnknownTypeWaitsPending() {
+    void anUnbindablePayloadIsParkedAndAnUnknownTypeWaitsPending() {
         DelayQueue queue = queue(instances.start());
         long unknown = queue.schedule("nobody.handles.this", "x", Duration.ZERO);
         long unbindable = queue.schedule("test.order", "not an order", Duration.ZERO);
 
-        TaskView badPayload = awaitStatus(queue, unbindable, TaskStatus.FAILED, 10);
+        TaskView badPayload = awaitStatus(queue, unbindable, TaskStatus.PARKED, 10);
         assertThat(badPayload.attempts()).isEqualTo(1);
         assertThat(badPayload.lastError()).contains("Payload of task " + unbindable)
             .contains(TestApp.Order.class.getSimpleName());

@@ -27,7 +27,7 @@ final class Intervals {
      * (NaN when unknown), and the machine's CPU ticks.
      */
     record Sample(long atWallMicros, SqlWatch.Mark mark, long scheduled, double dbCpuSeconds, double redisCpuSeconds,
-            long[] machineTicks) {
+            long[] machineTicks, Map<String, Long> bufferPool) {
     }
 
     /**
@@ -100,6 +100,7 @@ final class Intervals {
             interval.put("redis_cpu_ms_per_task",
                     perTask(to.redisCpuSeconds() - from.redisCpuSeconds(), window.succeededRows()));
             interval.put("machine_busy_pct", Stats.round(Machine.busyPercent(from.machineTicks(), to.machineTicks())));
+            bufferPool(from.bufferPool(), to.bufferPool(), interval);
             if (k + 1 < probes.size() && probes.get(k + 1) != null) {
                 probes.get(k + 1).forEach((name, value) -> {
                     if (!name.equals("at_wall_ms")) {
@@ -126,6 +127,22 @@ final class Intervals {
             }
         }
         return openEnded ? bounds.length - 2 : -1;
+    }
+
+    /**
+     * What the database's buffer pool did in the interval: pages flushed and read from disk, and the dirty pages left
+     * at its end (a preloaded table is still being flushed in the first intervals).
+     */
+    private static void bufferPool(Map<String, Long> from, Map<String, Long> to, Map<String, Object> interval) {
+        Long dirty = to.get("Innodb_buffer_pool_pages_dirty");
+        if (dirty == null || from.isEmpty()) {
+            return;
+        }
+        interval.put("db_pages_flushed", to.getOrDefault("Innodb_buffer_pool_pages_flushed", 0L)
+                - from.getOrDefault("Innodb_buffer_pool_pages_flushed", 0L));
+        interval.put("db_pages_read_from_disk", to.getOrDefault("Innodb_buffer_pool_reads", 0L)
+                - from.getOrDefault("Innodb_buffer_pool_reads", 0L));
+        interval.put("db_dirty_pages_at_end", dirty);
     }
 
     private static Double perTask(double seconds, long tasks) {

@@ -45,6 +45,28 @@ final class ServerCounters {
         return counters;
     }
 
+    /**
+     * The buffer pool's state, for the soak's intervals: {@code Innodb_buffer_pool_pages_dirty} (pages written but not
+     * yet flushed: after the preload, the server flushes them while the run goes on), {@code
+     * Innodb_buffer_pool_pages_flushed} and {@code Innodb_buffer_pool_reads} (pages read from disk: a cold table).
+     * Empty when the server does not answer.
+     */
+    static Map<String, Long> bufferPool(Servers servers) {
+        Map<String, Long> pages = new TreeMap<>();
+        try (Connection connection = servers.connect(); Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery("SHOW GLOBAL STATUS WHERE Variable_name IN "
+                        + "('Innodb_buffer_pool_pages_dirty', 'Innodb_buffer_pool_pages_flushed', "
+                        + "'Innodb_buffer_pool_reads')")) {
+            while (rs.next()) {
+                pages.put(rs.getString(1), Long.parseLong(rs.getString(2)));
+            }
+        }
+        catch (SQLException | NumberFormatException ex) {
+            pages.clear();
+        }
+        return pages;
+    }
+
     private static boolean isInnodb(String name) {
         for (String counter : INNODB) {
             if (counter.equalsIgnoreCase(name)) {

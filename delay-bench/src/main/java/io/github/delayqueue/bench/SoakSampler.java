@@ -99,7 +99,7 @@ final class SoakSampler {
     private void sample() {
         Intervals.Sample sample = new Intervals.Sample(Recorder.wallMicros(), SqlWatch.mark(), scheduled.get(),
                 databaseCpu.seconds(), run.hybrid() ? ServerCounters.redisCpuSeconds(run.redis) : Double.NaN,
-                Machine.ticks());
+                Machine.ticks(), ServerCounters.bufferPool(run.servers));
         int index;
         synchronized (samples) {
             samples.add(sample);
@@ -133,7 +133,10 @@ final class SoakSampler {
                 + interval.get("scheduled") + ", completed " + interval.get("completed") + ", purged "
                 + interval.get("purged") + ", claim rounds " + interval.get("claim_rounds") + " (p99 "
                 + interval.get("claim_round_p99_ms") + " ms), db cpu " + interval.get("db_cpu_ms_per_task")
-                + " ms/task, started so far " + interval.get("started") + " of " + interval.get("due")
+                + " ms/task, db pages flushed " + interval.get("db_pages_flushed") + ", read from disk "
+                + interval.get("db_pages_read_from_disk") + ", dirty at its end "
+                + interval.get("db_dirty_pages_at_end")
+                + ", started so far " + interval.get("started") + " of " + interval.get("due")
                 + " due (p99 " + interval.get("lateness_p99_ms") + " ms)");
     }
 }

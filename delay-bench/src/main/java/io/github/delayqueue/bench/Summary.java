@@ -82,6 +82,8 @@ final class Summary {
             new Column("scheduled", "scheduled"), new Column("completed", "completed"), new Column("purged", "purged"),
             new Column("claim_round_mean_ms", "claim ms"), new Column("claim_round_p99_ms", "claim p99 ms"),
             new Column("purge_max_ms", "purge max ms"), new Column("db_cpu_ms_per_task", "db cpu ms/task"),
+            new Column("machine_busy_pct", "busy %"), new Column("db_pages_flushed", "pages flushed"),
+            new Column("db_pages_read_from_disk", "pages read"), new Column("db_dirty_pages_at_end", "dirty at end"),
             new Column("gauges_refresh_ms", "gauges ms"), new Column("health_ms", "health ms"),
             new Column("endpoint_ms", "endpoint ms"));
 

@@ -61,7 +61,7 @@ class SoakTest {
     }
 
     private static Intervals.Sample sample(long atMicros, SqlWatch.Mark mark, long scheduled) {
-        return new Intervals.Sample(atMicros, mark, scheduled, Double.NaN, Double.NaN, new long[] { 0, 0 });
+        return new Intervals.Sample(atMicros, mark, scheduled, Double.NaN, Double.NaN, new long[] { 0, 0 }, Map.of());
     }
 
     @Test

@@ -82,4 +82,18 @@ public @interface DelayedHandler {
      * @since 0.1.0
      */
     boolean transactional() default false;
+
+    /**
+     * How long one attempt may run. Past it the handler's thread is interrupted and the attempt counts as failed,
+     * whatever the handler does next: the task is retried after its backoff, or dead-lettered after its last attempt,
+     * with an error that names the timeout. A transactional handler's transaction rolls back. A handler that has not
+     * returned a second after its interrupt is reported (a WARN line, the {@code delay.task.timeouts.ignored} meter)
+     * and its failure written at once; its thread runs no other task until it returns, and what it returns then is
+     * dropped. Use it to bound calls that may hang; a handler that checks {@link Thread#isInterrupted()} or uses
+     * interruptible calls stops in time.
+     *
+     * @return a duration such as {@code 30s}; empty takes {@code delay.worker.handler-timeout} (none by default)
+     * @since 0.1.0
+     */
+    String timeout() default "";
 }

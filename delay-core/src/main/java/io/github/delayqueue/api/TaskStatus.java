@@ -29,7 +29,17 @@ public enum TaskStatus {
     FAILED,
 
     /** Cancelled before it started. */
-    CANCELLED;
+    CANCELLED,
+
+    /**
+     * Parked: its payload did not bind to its handler's parameter type (after the type's payload upcaster, if there is
+     * one), typically because the payload class changed while the task waited. It is kept, with the reason in its
+     * errors, never retried and never purged, until an operator re-runs it once the handler or an upcaster can read
+     * it. Like a finished task it holds its key no more, so scheduling its type and key again creates a new task.
+     *
+     * @since 0.1.0
+     */
+    PARKED;
 
     /**
      * Whether the task has not been claimed yet and can still be cancelled or rescheduled.

@@ -68,7 +68,7 @@ final class AnnotatedHandlers {
         }
         HandlerSettings settings = new HandlerSettings(annotation.maxAttempts() == 0 ? null : annotation.maxAttempts(),
                 backoff(where, annotation, resolver, defaults), annotation.concurrency(),
-                transactional(where, method, annotation));
+                transactional(where, method, annotation), timeout(where, annotation, resolver));
         Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
         return new MethodTaskHandler(type, settings, bean, invocable, method);
     }
@@ -90,6 +90,27 @@ final class AnnotatedHandlers {
                     + "outside; use REQUIRED (the default) or drop one of the two");
         }
         return annotation.transactional() || joins;
+    }
+
+    private static @Nullable Duration timeout(String where, DelayedHandler annotation,
+            UnaryOperator<String> resolver) {
+        String timeout = resolve(resolver, annotation.timeout());
+        if (timeout.isEmpty()) {
+            return null;
+        }
+        Duration parsed;
+        try {
+            parsed = duration(timeout);
+        }
+        catch (IllegalArgumentException ex) {
+            throw new IllegalStateException(where + ": invalid timeout \"" + timeout + "\": " + ex.getMessage()
+                    + "; use a duration like 30s or PT30S, or leave it empty for delay.worker.handler-timeout", ex);
+        }
+        if (parsed.isNegative() || parsed.isZero()) {
+            throw new IllegalStateException(where + ": timeout must be a positive duration such as 30s, not \""
+                    + timeout + "\"; leave it empty for delay.worker.handler-timeout");
+        }
+        return parsed;
     }
 
     private static @Nullable Backoff backoff(String where, DelayedHandler annotation, UnaryOperator<String> resolver,

@@ -1,5 +1,7 @@
 package io.github.delayqueue.handler;
 
+import java.time.Duration;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -10,12 +12,26 @@ import org.jspecify.annotations.Nullable;
  * @param concurrency most tasks of this type running at once on an instance; 0 for no limit beyond the pool
  * @param transactional whether the handler runs in a transaction of the queue's DataSource that also marks its task
  *     done ({@code DelayedHandler#transactional}): its database work and the completion commit or roll back together
+ * @param timeout how long one attempt may run before its handler is interrupted and the attempt counts as failed
+ *     ({@code DelayedHandler#timeout}), or {@code null}
  */
 public record HandlerSettings(@Nullable Integer maxAttempts, @Nullable Backoff backoff, int concurrency,
-        boolean transactional) {
+        boolean transactional, @Nullable Duration timeout) {
+
+    public HandlerSettings {
+        if (timeout != null && (timeout.isNegative() || timeout.isZero())) {
+            throw new IllegalArgumentException("a handler timeout must be positive: " + timeout);
+        }
+    }
+
+    /** Settings of a handler without a timeout of its own (the queue-wide default applies). */
+    public HandlerSettings(@Nullable Integer maxAttempts, @Nullable Backoff backoff, int concurrency,
+            boolean transactional) {
+        this(maxAttempts, backoff, concurrency, transactional, null);
+    }
 
     /** Settings of a handler that completes its tasks after it returns, in a write of the queue's own. */
     public HandlerSettings(@Nullable Integer maxAttempts, @Nullable Backoff backoff, int concurrency) {
-        this(maxAttempts, backoff, concurrency, false);
+        this(maxAttempts, backoff, concurrency, false, null);
     }
 }

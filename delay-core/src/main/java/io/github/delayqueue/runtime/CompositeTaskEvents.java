@@ -56,6 +56,11 @@ final class CompositeTaskEvents implements TaskEvents {
     }
 
     @Override
+    public void timeoutIgnored(TaskContext task, String thread) {
+        each("timeoutIgnored", l -> l.timeoutIgnored(task, thread));
+    }
+
+    @Override
     public void claimConflicts(int count) {
         each("claimConflicts", l -> l.claimConflicts(count));
     }

@@ -1,21 +1,30 @@
 package io.github.delayqueue.runtime;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import io.github.delayqueue.api.DelayQueueException;
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.store.DueTask;
 import io.github.delayqueue.store.TaskInspector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DuplicateKeyException;
 
 /**
- * Gives a dead letter ({@code FAILED} task) another life, once an operator has fixed what made it fail: it becomes
- * pending again, due now, with a full set of attempts, in the tier a task due now belongs to. As with scheduling, the
- * index and the consumers hear of it only after the row has changed.
+ * Gives a dead letter ({@code FAILED} task) or a parked task (its payload did not bind) another life, once an operator
+ * has fixed what made it fail: it becomes pending again, due now, with a full set of attempts, in the tier a task due
+ * now belongs to. As with scheduling, the index and the consumers hear of it only after the row has changed. A type's
+ * parked tasks can be re-run at once, page by page ({@link #rerunParked}).
  */
 class DeadLetters {
+
+    /** Parked tasks read per page of a bulk re-run. */
+    static final int PAGE = 500;
+
+    private static final Logger log = LoggerFactory.getLogger(DeadLetters.class);
 
     private final TaskInspector inspector;
 
@@ -37,7 +46,38 @@ class DeadLetters {
     }
 
     /**
-     * Re-runs task {@code id} if it is {@code FAILED}; {@code false} when it is in any other status or unknown.
+     * Re-runs every {@code PARKED} task of {@code type}, page by page, each as {@link #rerun} does; one whose key a
+     * live task holds now stays parked and is logged. The number of tasks re-run.
+     */
+    long rerunParked(String type) {
+        long rerun = 0;
+        List<Long> keyHeld = new ArrayList<>();
+        long after = 0;
+        List<Long> page;
+        do {
+            page = inspector.parked(type, after, PAGE);
+            for (long id : page) {
+                try {
+                    if (rerun(id)) {
+                        rerun++;
+                    }
+                }
+                catch (IllegalStateException ex) {
+                    keyHeld.add(id);
+                }
+                after = id;
+            }
+        } while (page.size() == PAGE);
+        if (!keyHeld.isEmpty()) {
+            log.warn("Re-ran {} parked task(s) of type '{}'; {} stay parked because another task of the type now "
+                    + "holds their key, pending or running: {}", rerun, type, keyHeld.size(), keyHeld);
+        }
+        return rerun;
+    }
+
+    /**
+     * Re-runs task {@code id} if it is {@code FAILED} or {@code PARKED}; {@code false} when it is in any other status
+     * or unknown.
      *
      * @throws IllegalStateException when another task of its type and key is pending or running
      */

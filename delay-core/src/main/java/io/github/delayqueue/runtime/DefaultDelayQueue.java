@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -46,9 +45,6 @@ class DefaultDelayQueue implements DelayQueue {
 
     /** Tasks per page of a bulk operation: each page is one read and one short write. */
     static final int BULK_BATCH = 500;
-
-    /** The longest pause between two pages of a bulk operation, however long the page took. */
-    static final long BULK_MAX_PAUSE_NANOS = 1_000_000_000L;
 
     private final TaskStore store;
 
@@ -331,9 +327,9 @@ class DefaultDelayQueue implements DelayQueue {
                 return done;
             }
             after = page.get(page.size() - 1);
-            // as long as the page took: the operation keeps the database busy half the time at most, so the
-            // consumers' claims running beside it are slowed less (the bulk workload of delay-bench measures it)
-            LockSupport.parkNanos(Math.min(System.nanoTime() - started, BULK_MAX_PAUSE_NANOS));
+            // the consumers' claims running beside it are slowed less (the bulk workload of delay-bench measures it);
+            // an interrupted caller goes on without pauses, as it always did
+            Pacing.pauseAfter(started);
         }
     }
 

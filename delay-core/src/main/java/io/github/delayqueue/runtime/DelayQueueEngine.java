@@ -110,7 +110,7 @@ class DelayQueueEngine {
             HandlerRegistry registry, PayloadCodec codec, RetryPolicy retryPolicy, Tiers tiers, QueueClock clock,
             WakeSignal wake, TaskEvents events, HandlerInvoker invoker, TaskScheduler scheduler,
             Executor handlerExecutor, @Nullable TransactionOperations handlerTransactions, IndexWrites indexWrites,
-            boolean drivenByCaller) {
+            boolean drivenByCaller, PayloadUpcasters upcasters) {
         this.drivenByCaller = drivenByCaller;
         this.settings = settings;
         this.scheduler = scheduler;
@@ -124,10 +124,10 @@ class DelayQueueEngine {
         this.indexWrites = indexWrites;
         this.resultWriter = new ResultWriter(store, clock, indexWrites, wake, tiers, events);
         TaskRunner runner = new TaskRunner(registry, codec, retryPolicy, tiers, clock, events, settings.instanceId(),
-                invoker, store, handlerTransactions);
+                invoker, store, handlerTransactions, upcasters);
         this.held = new HeldTasks(clock, worker.lease());
         this.pool = new WorkerPool(worker.threads(), worker.prefetch(), held, registry, runner, resultWriter, clock,
-                scheduler, handlerExecutor);
+                scheduler, handlerExecutor, worker.handlerTimeout());
         this.paused = new PausedTypes(store, settings.pausedTypes());
         this.claimable = new ClaimableTypes(registry, pool.lanes(), paused);
         TaskSource source = tiers.indexed()

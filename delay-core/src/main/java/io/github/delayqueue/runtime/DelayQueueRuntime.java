@@ -115,16 +115,32 @@ public final class DelayQueueRuntime implements AutoCloseable {
     }
 
     /**
-     * Runs a dead-lettered ({@code FAILED}) task again, from its first attempt, as soon as possible.
+     * Runs a dead-lettered ({@code FAILED}) or parked ({@code PARKED}) task again, from its first attempt, as soon as
+     * possible.
      *
      * @param id the task's id
-     * @return whether the task was {@code FAILED} and is now pending again
+     * @return whether the task was {@code FAILED} or {@code PARKED} and is now pending again
      * @throws IllegalStateException when another task of its type and key is pending or running: a key names one
      *     live task at a time
      * @throws io.github.delayqueue.api.DelayQueueException when the database cannot be reached
      */
     public boolean rerun(long id) {
         return deadLetters.rerun(id);
+    }
+
+    /**
+     * Runs every parked task of a type again, from its first attempt, as soon as possible: after a release that can
+     * read their payloads (a payload upcaster, {@link DelayQueueRuntimeBuilder#payloadUpcaster}, or a handler whose
+     * parameter type fits them) is deployed. A task whose key another task of its type now holds (pending or
+     * running) stays parked, and is logged.
+     *
+     * @param type the task type
+     * @return how many tasks were re-run
+     * @throws io.github.delayqueue.api.DelayQueueException when the database cannot be reached; tasks re-run before
+     *     it failed stay re-run, so calling it again goes on where it stopped
+     */
+    public long rerunParked(String type) {
+        return deadLetters.rerunParked(type);
     }
 
     /**

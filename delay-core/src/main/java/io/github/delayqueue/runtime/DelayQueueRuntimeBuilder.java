@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -78,6 +79,8 @@ public final class DelayQueueRuntimeBuilder {
 
     private @Nullable PayloadCodec codec;
 
+    private final Map<String, UnaryOperator<String>> upcasters = new HashMap<>();
+
     private long maxPayloadBytes = 64 * 1024;
 
     private int maxAttempts = 3;
@@ -117,6 +120,8 @@ public final class DelayQueueRuntimeBuilder {
     private Duration lease = Duration.ofSeconds(30);
 
     private Duration shutdownTimeout = Duration.ofSeconds(20);
+
+    private @Nullable Duration handlerTimeout;
 
     private Duration recoveryInterval = Duration.ofSeconds(5);
 
@@ -233,6 +238,25 @@ public final class DelayQueueRuntimeBuilder {
      */
     public DelayQueueRuntimeBuilder handlerRegistry(HandlerRegistry registry) {
         this.handlers = Objects.requireNonNull(registry, "registry");
+        return this;
+    }
+
+    /**
+     * Adapts the stored payloads of a type to its handler's current parameter type, before they are bound: a task
+     * waits in the table across deploys, so a payload written by an older version of its class must still run after
+     * the class changed (a component renamed, split, or made required). The upcaster gets the stored JSON, old or
+     * current, and returns JSON the current class binds; it must leave current JSON as it is (it sees every payload of
+     * the type). A payload that does not bind even so, or that the upcaster fails on, parks its task
+     * ({@code PARKED}, with the reason) instead of running or failing it; re-run it once a release reads it
+     * ({@link DelayQueueRuntime#rerun}, {@link DelayQueueRuntime#rerunParked}). With Spring Boot, register upcasters
+     * from a {@code DelayQueueRuntimeCustomizer}. One per type; a later one for the same type replaces it.
+     *
+     * @param type the task type whose payloads it adapts
+     * @param upcaster stored JSON in, current JSON out, e.g. a Jackson tree edit
+     * @return this builder
+     */
+    public DelayQueueRuntimeBuilder payloadUpcaster(String type, UnaryOperator<String> upcaster) {
+        upcasters.put(Objects.requireNonNull(type, "type"), Objects.requireNonNull(upcaster, "upcaster"));
         return this;
     }
 
@@ -488,6 +512,19 @@ public final class DelayQueueRuntimeBuilder {
     }
 
     /**
+     * How long one attempt of a handler without a timeout of its own ({@code DelayedHandler#timeout}) may run before
+     * it is interrupted and counts as failed ({@code delay.worker.handler-timeout}); {@code null}, the default, lets
+     * such handlers run as long as they take.
+     *
+     * @param timeout a positive duration, or {@code null} for none
+     * @return this builder
+     */
+    public DelayQueueRuntimeBuilder handlerTimeout(@Nullable Duration timeout) {
+        this.handlerTimeout = timeout == null ? null : positive(timeout, "handlerTimeout");
+        return this;
+    }
+
+    /**
      * How often expired leases are looked for ({@code delay.worker.recovery-interval}).
      *
      * @param interval a positive duration
@@ -638,7 +675,7 @@ public final class DelayQueueRuntimeBuilder {
                     : handlerExecutor != null ? handlerExecutor : ownHandlerExecutor(owned);
             engine = new DelayQueueEngine(settings(), taskStore, indexer, handlers, payloadCodec,
                     new RetryPolicy(maxAttempts, backoff), tiers, queueClock, wake, events, invoker, taskScheduler,
-                    executor, handlerTransactions(), indexWrites, drivenByCaller);
+                    executor, handlerTransactions(), indexWrites, drivenByCaller, new PayloadUpcasters(upcasters));
         }
         else if (index != null) {
             // a producer-only instance has no engine to notice that the index is back; this does, once a second
@@ -658,7 +695,7 @@ public final class DelayQueueRuntimeBuilder {
     private EngineSettings settings() {
         return new EngineSettings(InstanceIds.resolve(instanceId),
                 new EngineSettings.Worker(workerThreads, prefetch, batchSize, claimAhead, lease, shutdownTimeout,
-                        recoveryInterval),
+                        recoveryInterval, handlerTimeout),
                 new EngineSettings.Jdbc(pollInterval), new EngineSettings.Redis(indexMaxWait),
                 new EngineSettings.Hybrid(sweepGrace, sweepInterval, migrationInterval, migrationBatchSize),
                 new EngineSettings.Retention(Map.copyOf(retention), retentionInterval, retentionBatchSize),

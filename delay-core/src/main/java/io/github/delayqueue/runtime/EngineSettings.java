@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Set;
 
 import io.github.delayqueue.api.TaskStatus;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The engine's tuning, resolved from the {@code delay.*} properties by the auto-configuration, in the groups the
@@ -36,9 +37,11 @@ record EngineSettings(String instanceId, Worker worker, Jdbc jdbc, Redis redis, 
      * @param lease how long a claim holds without renewal
      * @param shutdownTimeout how long stopping waits for running handlers
      * @param recoveryInterval how often expired leases are looked for
+     * @param handlerTimeout how long an attempt of a handler without a timeout of its own may run; {@code null}: as
+     *     long as it takes
      */
     public record Worker(int threads, int prefetch, int batchSize, Duration claimAhead, Duration lease,
-            Duration shutdownTimeout, Duration recoveryInterval) {
+            Duration shutdownTimeout, Duration recoveryInterval, @Nullable Duration handlerTimeout) {
     }
 
     /**

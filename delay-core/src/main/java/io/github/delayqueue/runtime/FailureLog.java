@@ -75,6 +75,12 @@ final class FailureLog {
                 + ": " + error, failure);
     }
 
+    /** The task's payload does not bind to its handler: parked, with {@code error} saying why and what to do. */
+    void parked(ClaimedTask task, String error) {
+        write(Level.ERROR, task.type(), describe(task) + " is parked (PARKED) on attempt " + task.attempt() + ": "
+                + error, null);
+    }
+
     /** The instance could not renew the lease, so the pool interrupted the handler; the attempt is not counted. */
     void interrupted(ClaimedTask task, String error) {
         write(Level.WARN, task.type(), describe(task) + " goes back, due now, its attempt not counted: " + error, null);

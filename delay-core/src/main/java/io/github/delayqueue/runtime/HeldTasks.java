@@ -80,11 +80,15 @@ final class HeldTasks {
         givenUp.add(entry.task);
     }
 
-    /** Every claim held, from claim until its result is written, and not given up: the leases to renew. */
+    /**
+     * Every claim held, from claim until its result is written, and not given up: the leases to renew. A handler that
+     * ran over its timeout and whose failure was written without it holds its thread here, but no lease: its attempt
+     * is over, and the task is the retry's.
+     */
     List<ClaimId> claims() {
         List<ClaimId> claims = new ArrayList<>(held.size());
         held.forEach((claim, entry) -> {
-            if (entry.state.get() != State.RELEASED) {
+            if (entry.state.get() != State.RELEASED && !entry.failureWritten()) {
                 claims.add(claim);
             }
         });
@@ -141,8 +145,8 @@ final class HeldTasks {
         int gaveUp = 0;
         List<Long> interrupted = new ArrayList<>();
         for (Held entry : held.values()) {
-            if (!leaseEndsSoon(entry, now)) {
-                continue;
+            if (!leaseEndsSoon(entry, now) || entry.failureWritten()) {
+                continue; // one whose failure was written holds no lease: the timeout interrupted it already
             }
             if (entry.release()) {
                 givenUp.add(entry.task);
@@ -191,8 +195,8 @@ final class HeldTasks {
 
     /** Whether a claim of this task is held here: claimed, running, or finished with its result not yet written. */
     boolean holds(long id) {
-        for (ClaimId claim : held.keySet()) {
-            if (claim.id() == id) {
+        for (Held entry : held.values()) {
+            if (entry.task.id() == id && !entry.failureWritten()) {
                 return true;
             }
         }
@@ -215,9 +219,34 @@ final class HeldTasks {
         return false;
     }
 
-    /** Forgets claims whose results are written. */
+    /**
+     * Forgets claims whose results are written; but for a handler that still runs after its failure was written
+     * (it ran over its timeout and ignored the interrupt): it counts as a running handler here until it returns
+     * ({@link #returnedAfterFailure}), so the pool knows its thread is taken.
+     */
     void forget(List<ClaimId> claims) {
-        claims.forEach(held::remove);
+        for (ClaimId claim : claims) {
+            held.computeIfPresent(claim, (key, entry) -> entry.stillRunsAfterFailure() ? entry : null);
+        }
+    }
+
+    /** A handler whose failure was written while it ran has returned: its thread is free, and nothing else is left. */
+    void returnedAfterFailure(Held entry) {
+        held.remove(entry.task.claimId(), entry);
+    }
+
+    /**
+     * Running handlers with a timeout still to watch, for the timeout check: before their timeout, or within the grace
+     * after its interrupt.
+     */
+    List<Held> watched() {
+        List<Held> watched = new ArrayList<>();
+        for (Held entry : held.values()) {
+            if (entry.timeoutWatched()) {
+                watched.add(entry);
+            }
+        }
+        return watched;
     }
 
     /**
@@ -249,8 +278,27 @@ final class HeldTasks {
         }
     }
 
-    /** One held claim: the task, where it is ({@link State}), its lease, and the thread its handler runs on. */
-    static final class Held {
+    /** What a handler's timeout has done to its attempt, as far as it got. */
+    enum Overrun {
+
+        /** The handler returned within its timeout, or has none. */
+        NONE,
+
+        /** The handler ran over its timeout and was interrupted: the attempt counts as failed. */
+        INTERRUPTED,
+
+        /**
+         * The handler had not returned a while after its interrupt: its failure was written without it, and whatever
+         * it returns is dropped.
+         */
+        FAILURE_WRITTEN
+    }
+
+    /**
+     * One held claim: the task, where it is ({@link State}), its lease, the thread its handler runs on, and its
+     * handler's timeout, if it has one ({@link Overrun}).
+     */
+    static final class Held implements TaskRunner.Watch {
 
         final ClaimedTask task;
 
@@ -267,6 +315,17 @@ final class HeldTasks {
 
         /** Set once the handler was interrupted, so it is interrupted once, not at every guard pass. */
         private boolean interrupted;
+
+        /** The handler's timeout, {@code null} for none; guarded by this, as the fields below. */
+        private @Nullable Duration timeout;
+
+        /** When the handler runs over its timeout ({@link System#nanoTime}); then, when its interrupt's grace ends. */
+        private long deadline;
+
+        private Overrun overrun = Overrun.NONE;
+
+        /** The run noted that its handler returned: no timeout fires past this. */
+        private boolean returned;
 
         Held(ClaimedTask task, long leaseUntil) {
             this.task = task;
@@ -299,6 +358,73 @@ final class HeldTasks {
 
         synchronized boolean wasInterrupted() {
             return interrupted;
+        }
+
+        @Override
+        public boolean leaseLost() {
+            return wasInterrupted();
+        }
+
+        /** Its handler starts now and may run until {@code deadline} ({@link System#nanoTime}). */
+        synchronized void watchTimeout(Duration timeout, long deadline) {
+            this.timeout = timeout;
+            this.deadline = deadline;
+        }
+
+        @Override
+        public synchronized @Nullable Duration timeout() {
+            return timeout;
+        }
+
+        @Override
+        public synchronized Overrun handlerReturned() {
+            returned = true;
+            return overrun;
+        }
+
+        /** Whether its handler runs with a timeout that has not finished its course (the failure not written). */
+        synchronized boolean timeoutWatched() {
+            return timeout != null && !returned && overrun != Overrun.FAILURE_WRITTEN;
+        }
+
+        /** When the timeout check has to look at it next ({@link System#nanoTime}). */
+        synchronized long deadline() {
+            return deadline;
+        }
+
+        /**
+         * The handler ran over its timeout at {@code now}: interrupts it, and gives it {@code grace} to return before
+         * its failure is written without it. {@code false} when it returned meanwhile, or was interrupted already.
+         */
+        synchronized boolean overran(long now, long grace) {
+            if (returned || overrun != Overrun.NONE || thread == null || now - deadline < 0) {
+                return false;
+            }
+            overrun = Overrun.INTERRUPTED;
+            deadline = now + grace;
+            thread.interrupt();
+            return true;
+        }
+
+        /**
+         * The handler did not return within the grace after its interrupt: from now its failure is the timeout
+         * check's to write, and what the handler returns is dropped. The thread that still runs it, or {@code null}
+         * when it returned meanwhile (then the run writes its failure).
+         */
+        synchronized @Nullable Thread ignoredInterrupt(long now) {
+            if (returned || overrun != Overrun.INTERRUPTED || thread == null || now - deadline < 0) {
+                return null;
+            }
+            overrun = Overrun.FAILURE_WRITTEN;
+            return thread;
+        }
+
+        synchronized boolean failureWritten() {
+            return overrun == Overrun.FAILURE_WRITTEN;
+        }
+
+        private synchronized boolean stillRunsAfterFailure() {
+            return overrun == Overrun.FAILURE_WRITTEN && thread != null;
         }
 
         /** Interrupts the handler if it is running and was not interrupted yet. */

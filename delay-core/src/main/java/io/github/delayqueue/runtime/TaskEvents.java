@@ -16,21 +16,26 @@ public interface TaskEvents {
     TaskEvents NONE = new TaskEvents() {
     };
 
-    /** How a run ended. */
+    /** How a run ended; {@code PARKED}: its payload did not bind, and it waits for an operator's re-run. */
     enum Outcome {
-        SUCCESS, RETRY, FAILED
+        SUCCESS, RETRY, FAILED, PARKED
     }
 
     /** Why an attempt failed. */
     enum Failure {
         /** The handler threw. */
         HANDLER,
-        /** The payload did not bind to the handler's parameter type (the codec threw); the task is dead-lettered. */
+        /**
+         * The payload did not bind to the handler's parameter type (the codec threw): the task is parked for a
+         * {@code PayloadBindingException}, dead-lettered for anything else a codec throws.
+         */
         BINDING,
         /** No handler on this instance serves the task's type; the task is dead-lettered. */
         NO_HANDLER,
         /** The handler was interrupted because this instance could not renew the lease; the attempt is not counted. */
         LEASE_LOST,
+        /** The handler ran over its timeout and was interrupted; the attempt counts, as if the handler had thrown. */
+        TIMEOUT,
         /** Something around the handler failed (a listener, an {@link Error} in the codec); retried like a failure. */
         INTERNAL
     }
@@ -65,6 +70,14 @@ public interface TaskEvents {
      * {@link Failure#INTERNAL}, without it): why, and what was thrown, {@code null} when no handler serves the type.
      */
     default void attemptFailed(TaskContext task, Failure failure, @Nullable Throwable error) {
+    }
+
+    /**
+     * A handler ran over its timeout and had not returned a while after its interrupt: its attempt was written as
+     * failed without it ({@link Failure#TIMEOUT}), and its thread runs no other task until the handler returns. Once
+     * per such attempt; {@code thread} is the name of the thread that still runs it.
+     */
+    default void timeoutIgnored(TaskContext task, String thread) {
     }
 
     /** Ids taken from the index whose rows another instance (or a cancel) had already changed. */

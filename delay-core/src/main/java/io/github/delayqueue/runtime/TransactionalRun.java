@@ -18,6 +18,8 @@ import org.springframework.transaction.support.TransactionOperations;
  * never runs the handler again, a crash before it leaves neither. Anything the handler throws rolls both back,
  * checked exceptions included (a failed attempt must leave no trace its retry would add to). A claim lost meanwhile
  * (its lease ran out, and another instance may be running the task) rolls back too, so two runs never both commit.
+ * So does a run whose handler ran over its timeout (it was interrupted, and its attempt counts as failed), whatever
+ * the handler did after the interrupt: the interrupt is cleared first, so that it does not disturb the rollback.
  * Passed to the {@code HandlerInvoker} in the handler's place, so an observation of the run spans the commit.
  */
 final class TransactionalRun implements TaskHandler {
@@ -32,13 +34,16 @@ final class TransactionalRun implements TaskHandler {
 
     private final QueueClock clock;
 
+    private final TaskRunner.Watch watch;
+
     TransactionalRun(TaskHandler handler, TransactionOperations transactions, TaskStore store, ClaimId claim,
-            QueueClock clock) {
+            QueueClock clock, TaskRunner.Watch watch) {
         this.handler = handler;
         this.transactions = transactions;
         this.store = store;
         this.claim = claim;
         this.clock = clock;
+        this.watch = watch;
     }
 
     @Override
@@ -48,11 +53,11 @@ final class TransactionalRun implements TaskHandler {
                 try {
                     handler.handle(payload, context);
                 }
-                catch (RuntimeException | Error ex) {
-                    throw ex;
+                catch (Throwable ex) {
+                    throw rollBack(ex);
                 }
-                catch (Exception ex) { // a transaction template rolls back on unchecked exceptions only
-                    throw new CheckedFailure(ex);
+                if (watch.handlerReturned() != HeldTasks.Overrun.NONE) {
+                    throw rolledBackAfterTimeout(null);
                 }
                 if (!store.succeedInCallerTransaction(claim, clock.now())) {
                     throw new ClaimLostException("Task " + claim.id() + " was not completed: its claim was lost "
@@ -64,6 +69,25 @@ final class TransactionalRun implements TaskHandler {
         catch (CheckedFailure ex) {
             throw ex.checked;
         }
+    }
+
+    /** What rolls the transaction back after the handler threw {@code thrown}. */
+    private RuntimeException rollBack(Throwable thrown) {
+        if (watch.handlerReturned() != HeldTasks.Overrun.NONE) {
+            return rolledBackAfterTimeout(thrown);
+        }
+        if (thrown instanceof RuntimeException unchecked) {
+            return unchecked;
+        }
+        if (thrown instanceof Error error) {
+            throw error;
+        }
+        return new CheckedFailure((Exception) thrown); // a transaction template rolls back on unchecked ones only
+    }
+
+    private static RolledBackAfterTimeout rolledBackAfterTimeout(@Nullable Throwable thrown) {
+        Thread.interrupted(); // the interrupt was the handler's: the rollback's statements must not see it
+        return new RolledBackAfterTimeout(thrown);
     }
 
     @Override
@@ -93,6 +117,16 @@ final class TransactionalRun implements TaskHandler {
 
         ClaimLostException(String message) {
             super(message);
+        }
+    }
+
+    /** The handler ran over its timeout: its transaction was rolled back, whatever it did after the interrupt. */
+    static final class RolledBackAfterTimeout extends RuntimeException {
+
+        private static final long serialVersionUID = 1L;
+
+        RolledBackAfterTimeout(@Nullable Throwable thrown) {
+            super("the handler ran over its timeout; its transaction was rolled back", thrown);
         }
     }
 

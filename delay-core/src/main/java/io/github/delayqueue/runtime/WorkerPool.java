@@ -15,6 +15,7 @@ import io.github.delayqueue.handler.HandlerRegistry;
 import io.github.delayqueue.runtime.HeldTasks.Held;
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.Completion;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,7 +28,8 @@ import org.springframework.scheduling.TaskScheduler;
  * Every claim is in the {@link HeldTasks} ledger until its result is written, so leases are renewed and unstarted
  * tasks handed back at shutdown; the ledger's lease guard runs on the pool's timer. When every thread is held by a
  * handler that runs far longer than usual, the tasks waiting for a thread are handed back at once for other instances
- * to run ({@link #shedWhileStuck}).
+ * to run ({@link #shedWhileStuck}). A handler that runs over its timeout is interrupted, and one that ignores the
+ * interrupt keeps its thread, and the slots it holds, until it returns ({@link HandlerTimeouts}).
  * <p>
  * Handlers run on the executor it is given, never more than {@code threads} at once: the pool queues what waits for a
  * thread itself, so any executor works, a thread per task (virtual threads) included; one that rejects a hand-off (a
@@ -91,6 +93,8 @@ final class WorkerPool {
 
     private final ResultWriter resultWriter;
 
+    private final HandlerTimeouts timeouts;
+
     private volatile boolean stopping;
 
     private final FailureStreak rejections = new FailureStreak(log, "Handing tasks to the handler executor (it "
@@ -98,7 +102,8 @@ final class WorkerPool {
 
 
     WorkerPool(int threads, int prefetch, HeldTasks held, HandlerRegistry registry, TaskRunner runner,
-            ResultWriter resultWriter, QueueClock clock, TaskScheduler timer, Executor executor) {
+            ResultWriter resultWriter, QueueClock clock, TaskScheduler timer, Executor executor,
+            @Nullable Duration handlerTimeout) {
         this.holdLimit = new HoldLimit(threads, prefetch, durations);
         this.threads = threads;
         this.freeThreads = new Semaphore(threads);
@@ -113,15 +118,17 @@ final class WorkerPool {
                 held::guardLeases);
         this.shedCheck = PeriodicJob.timer(timer, "stuck-thread check", Duration.ofMillis(SHED_CHECK_MILLIS),
                 this::shedWhileStuck);
+        this.timeouts = new HandlerTimeouts(registry, handlerTimeout, held, runner, resultWriter, timer);
     }
 
     /**
-     * Starts taking tasks, the lease guard and the stuck check: timers on the scheduler, which never wait on the
-     * database, and survive whatever they throw ({@link PeriodicJob}).
+     * Starts taking tasks, the lease guard, the timeout check and the stuck check: timers on the scheduler, which never
+     * wait on the database, and survive whatever they throw ({@link PeriodicJob}).
      */
     synchronized void start() {
         stopping = false;
         guard.start();
+        timeouts.start();
         shedCheck.start();
         startWaiting(); // anything a rejection left waiting
     }
@@ -257,9 +264,10 @@ final class WorkerPool {
                 }
                 long started = System.nanoTime();
                 entry.runOn(Thread.currentThread(), started);
-                Completion completion;
+                timeouts.started(entry, started);
+                @Nullable Completion completion;
                 try {
-                    completion = runner.run(entry.task, entry::wasInterrupted);
+                    completion = runner.run(entry.task, entry);
                 }
                 finally {
                     entry.runOn(null, 0);
@@ -267,7 +275,12 @@ final class WorkerPool {
                     durations.record(System.nanoTime() - started);
                     Thread.interrupted(); // an interrupt meant for this handler must not reach the next one
                 }
-                resultWriter.submit(completion);
+                if (completion != null) {
+                    resultWriter.submit(completion);
+                }
+                else { // it ran over its timeout and ignored the interrupt: the timeout check wrote its failure
+                    held.returnedAfterFailure(entry);
+                }
             }
         }
         catch (RuntimeException | Error ex) {
@@ -345,9 +358,13 @@ final class WorkerPool {
         return held.releaseUnstarted();
     }
 
-    /** Ends the lease guard: once the last handler has ended, or been interrupted at the shutdown timeout. */
+    /**
+     * Ends the lease guard and the timeout check: once the last handler has ended, or been interrupted at the
+     * shutdown timeout.
+     */
     synchronized void stopGuard() {
         guard.stop();
+        timeouts.stop();
     }
 
     /** Waits up to {@code timeoutMillis} for running handlers to return; {@code true} when all did. */

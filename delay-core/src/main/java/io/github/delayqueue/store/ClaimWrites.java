@@ -35,6 +35,8 @@ final class ClaimWrites {
 
     private final String markFailed;
 
+    private final String markParked;
+
     private final String selectExpired;
 
     /**
@@ -47,6 +49,7 @@ final class ClaimWrites {
         this.table = table;
         this.markRetry = TaskSql.MARK_RETRY.formatted(table);
         this.markFailed = TaskSql.MARK_FAILED.formatted(table);
+        this.markParked = TaskSql.MARK_PARKED.formatted(table);
         this.selectExpired = TaskSql.SELECT_EXPIRED_LEASES.formatted(table);
     }
 
@@ -67,6 +70,7 @@ final class ClaimWrites {
         List<ClaimId> succeeded = new ArrayList<>();
         List<Object[]> retries = new ArrayList<>();
         List<Object[]> failures = new ArrayList<>();
+        List<Object[]> parked = new ArrayList<>();
         for (Completion completion : completions) {
             if (completion instanceof Completion.Succeeded s) {
                 succeeded.add(s.claimId());
@@ -81,6 +85,11 @@ final class ClaimWrites {
                 failures.add(new Object[] { f.attempts(), error, now, ErrorHistory.entry(f.attempts(), now, error),
                         f.id(), f.claim() });
             }
+            else if (completion instanceof Completion.Parked p) {
+                String error = TaskTable.fitError(p.error());
+                parked.add(new Object[] { p.attempts(), error, now, ErrorHistory.entry(p.attempts(), now, error),
+                        p.id(), p.claim() });
+            }
         }
         for (List<ClaimId> part : partition(succeeded)) {
             jdbc.update(TaskSql.forClaims(TaskSql.MARK_SUCCEEDED, table, part.size()), claimArgs(part, now, now));
@@ -90,6 +99,9 @@ final class ClaimWrites {
         }
         if (!failures.isEmpty()) {
             jdbc.batchUpdate(markFailed, failures);
+        }
+        if (!parked.isEmpty()) {
+            jdbc.batchUpdate(markParked, parked);
         }
     }
 

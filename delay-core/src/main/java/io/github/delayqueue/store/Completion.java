@@ -45,4 +45,15 @@ public sealed interface Completion {
      */
     record Failed(long id, long claim, int attempts, String error) implements Completion {
     }
+
+    /**
+     * Parked ({@link TaskStatus#PARKED}): its payload does not bind to its handler; kept until an operator re-runs it.
+     *
+     * @param id the task id
+     * @param claim the claim that ended
+     * @param attempts the attempts the task made
+     * @param error why the payload does not bind
+     */
+    record Parked(long id, long claim, int attempts, String error) implements Completion {
+    }
 }

@@ -52,7 +52,11 @@ class JdbcTaskInspector implements TaskInspector {
     static final String RERUN_FAILED = """
             UPDATE %1$s SET status = ?, due_at = ?, attempts = 0, owner = NULL, lease_until = NULL, started_at = NULL,
                 updated_at = ?
-            WHERE id = ? AND status = 'FAILED'""";
+            WHERE id = ? AND status IN ('FAILED', 'PARKED')""";
+
+    /** Parked tasks are few, and found through the (status, due_at) index; the type filters that range. */
+    static final String PARKED = """
+            SELECT id FROM %1$s WHERE status = 'PARKED' AND task_type = ? AND id > ? ORDER BY id LIMIT ?""";
 
     private static final List<TaskStatus> PENDING = List.of(TaskStatus.SCHEDULED, TaskStatus.QUEUED);
 
@@ -73,6 +77,8 @@ class JdbcTaskInspector implements TaskInspector {
 
     private final String rerunFailed;
 
+    private final String parked;
+
     private final Rows ofStatus;
 
     private final Rows overdueRows;
@@ -88,6 +94,7 @@ class JdbcTaskInspector implements TaskInspector {
         this.firstDueTimes = FIRST_DUE_TIMES.formatted(this.table);
         this.selectMaxId = MAX_ID.formatted(this.table);
         this.rerunFailed = RERUN_FAILED.formatted(this.table);
+        this.parked = PARKED.formatted(this.table);
         this.ofStatus = rows("status = ?");
         this.overdueRows = rows("status IN ('SCHEDULED', 'QUEUED') AND due_at < ?");
         this.ofStatusDueBy = rows("status = ? AND due_at <= ?");
@@ -248,5 +255,10 @@ class JdbcTaskInspector implements TaskInspector {
             throw new IllegalArgumentException("A re-run task must become pending, not " + status);
         }
         return jdbc.update(rerunFailed, status.name(), dueAt, now, id) == 1;
+    }
+
+    @Override
+    public List<Long> parked(String type, long afterId, int limit) {
+        return jdbc.queryForList(parked, Long.class, type, afterId, limit);
     }
 }

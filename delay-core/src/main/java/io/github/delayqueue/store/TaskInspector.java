@@ -60,11 +60,17 @@ public interface TaskInspector {
     CumulativeCounts pendingDueWithin(long now, List<Long> boundsMillis);
 
     /**
-     * Makes a {@code FAILED} task pending again in {@code status}, due at {@code dueAt}, with its attempts reset and
-     * its last error kept until the next attempt (and its error history, to which later failures add); {@code false}
-     * when it was not {@code FAILED}.
+     * Makes a {@code FAILED} or {@code PARKED} task pending again in {@code status}, due at {@code dueAt}, with its
+     * attempts reset and its last error kept until the next attempt (and its error history, to which later failures
+     * add); {@code false} when it was in neither status.
      */
     boolean rerunFailed(long id, TaskStatus status, long dueAt, long now);
+
+    /**
+     * The ids of {@code PARKED} tasks of {@code type} above {@code afterId}, ascending, at most {@code limit}: the
+     * pages a bulk re-run of a type's parked tasks goes through.
+     */
+    List<Long> parked(String type, long afterId, int limit);
 
     /**
      * @param type the task type

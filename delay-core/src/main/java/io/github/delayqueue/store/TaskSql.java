@@ -109,6 +109,11 @@ final class TaskSql {
             UPDATE %1$s SET status = 'FAILED', lease_until = NULL, attempts = ?, last_error = ?, updated_at = ?,
             """ + APPEND_ERROR + "\nWHERE id = ? AND claims = ? AND status = 'RUNNING'";
 
+    /** As {@link #MARK_FAILED}, into {@code PARKED}: a payload that does not bind waits for an operator's re-run. */
+    static final String MARK_PARKED = """
+            UPDATE %1$s SET status = 'PARKED', lease_until = NULL, attempts = ?, last_error = ?, updated_at = ?,
+            """ + APPEND_ERROR + "\nWHERE id = ? AND claims = ? AND status = 'RUNNING'";
+
     /** Leaves {@code updated_at} alone: it says when the status last changed, which the purge goes by. */
     static final String EXTEND_LEASES = """
             UPDATE %1$s SET lease_until = ?

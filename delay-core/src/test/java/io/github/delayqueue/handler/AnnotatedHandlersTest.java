@@ -50,6 +50,31 @@ class AnnotatedHandlersTest {
     }
 
     @Test
+    void aTimeoutIsADurationWithPlaceholdersResolvedAndEmptyTakesTheQueueWideDefault() {
+        HandlerRegistry registry = new HandlerRegistry();
+        registry.registerAnnotated(new Timeouts(), value -> value.replace("${mail.timeout}", "PT2M"), () -> DEFAULTS);
+
+        assertThat(registry.find("report").settings().timeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(registry.find("mail").settings().timeout()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(registry.find("plain").settings().timeout()).as("none of its own").isNull();
+    }
+
+    @Test
+    void aTimeoutThatIsNoPositiveDurationNamesTheMethodAndTheValue() {
+        assertThatThrownBy(() -> new HandlerRegistry().registerAnnotated(new BadTimeout(), value -> value,
+                () -> DEFAULTS))
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("BadTimeout.handle")
+            .hasMessageContaining("invalid timeout \"forever\"")
+            .hasMessageContaining("delay.worker.handler-timeout");
+        assertThatThrownBy(() -> new HandlerRegistry().registerAnnotated(new ZeroTimeout(), value -> value,
+                () -> DEFAULTS))
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("ZeroTimeout.handle")
+            .hasMessageContaining("timeout must be a positive duration such as 30s, not \"0s\"");
+    }
+
+    @Test
     void aHandlerCompletesInItsTransactionWhenItSaysSoOrItsTransactionalJoinsTheQueues() {
         HandlerRegistry registry = new HandlerRegistry();
         registry.registerAnnotated(new TransactionalHandlers(), value -> value, () -> DEFAULTS);
@@ -129,6 +154,35 @@ class AnnotatedHandlersTest {
 
         @DelayedHandler(type = "plain")
         void plain() {
+        }
+    }
+
+    static class Timeouts {
+
+        @DelayedHandler(type = "report", timeout = "30s")
+        void report() {
+        }
+
+        @DelayedHandler(type = "mail", timeout = "${mail.timeout}")
+        void mail() {
+        }
+
+        @DelayedHandler(type = "plain")
+        void plain() {
+        }
+    }
+
+    static class BadTimeout {
+
+        @DelayedHandler(type = "b", timeout = "forever")
+        void handle() {
+        }
+    }
+
+    static class ZeroTimeout {
+
+        @DelayedHandler(type = "z", timeout = "0s")
+        void handle() {
         }
     }
 

@@ -35,7 +35,7 @@ class DispatcherTest {
                 new InMemoryTaskStore(), null);
         HeldTasks held = new HeldTasks(clock, Duration.ofSeconds(30));
         WorkerPool pool = new WorkerPool(2, 0, held, registry, runner, resultWriter, clock, TestScheduler.SHARED,
-                TestScheduler.handlerThreads());
+                TestScheduler.handlerThreads(), null);
         AtomicInteger fetches = new AtomicInteger();
         TaskSource failing = (now, limit) -> {
             fetches.incrementAndGet();

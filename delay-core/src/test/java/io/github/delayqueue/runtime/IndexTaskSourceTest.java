@@ -72,7 +72,7 @@ class IndexTaskSourceTest {
     private static EngineSettings settings() {
         return new EngineSettings("me",
                 new EngineSettings.Worker(4, 0, 100, Duration.ofMillis(CLAIM_AHEAD), Duration.ofSeconds(30),
-                        Duration.ofSeconds(20), Duration.ofSeconds(5)),
+                        Duration.ofSeconds(20), Duration.ofSeconds(5), null),
                 new EngineSettings.Jdbc(Duration.ofMillis(POLL)), new EngineSettings.Redis(Duration.ofMillis(MAX_WAIT)),
                 new EngineSettings.Hybrid(Duration.ofMillis(SWEEP_GRACE), Duration.ofMillis(SWEEP_INTERVAL),
                         Duration.ofSeconds(30), 1_000),

@@ -119,7 +119,7 @@ class StartMarkTest {
                 Tiers.databaseOnly(), clock, TaskEvents.NONE, "test", HandlerInvoker.DIRECT,
                 new InMemoryTaskStore(), null);
         WorkerPool workers = new WorkerPool(2, 0, new HeldTasks(clock, Duration.ofSeconds(30)), registry, runner,
-                writer, clock, TestScheduler.SHARED, TestScheduler.handlerThreads());
+                writer, clock, TestScheduler.SHARED, TestScheduler.handlerThreads(), null);
         workers.start();
         return workers;
     }

@@ -296,23 +296,24 @@ class TaskRunnerTest {
     }
 
     @Test
-    void aPayloadThatDoesNotBindIsAnErrorNamingTheHandlerAndTheReason(CapturedOutput output) {
+    void aPayloadThatDoesNotBindIsParkedWithAnErrorNamingTheHandlerAndTheReason(CapturedOutput output) {
         Completion completion = logged.run(task(14, "order.typed", null, "\"not an order\"", 1), () -> false);
 
-        assertThat(completion).isInstanceOf(Completion.Failed.class);
+        assertThat(completion).isInstanceOf(Completion.Parked.class);
         assertThat(lines(output, "ERROR")).singleElement().asString()
-            .contains("14", "'order.typed'", "dead-lettered", "Handlers.order.typed(Order, TaskContext)")
+            .contains("14", "'order.typed'", "is parked (PARKED)", "Handlers.order.typed(Order, TaskContext)")
             .contains("Order");
     }
 
     @Test
-    void aRecordOfAnotherTypeDoesNotBindAndIsDeadLettered(CapturedOutput output) {
+    void aRecordOfAnotherTypeDoesNotBindAndIsParked(CapturedOutput output) {
         Completion completion = logged.run(task(15, "order.typed", null, "{\"to\":\"ada@example.org\"}", 1),
                 () -> false);
 
-        assertThat(completion).isInstanceOfSatisfying(Completion.Failed.class,
-                failed -> assertThat(failed.error()).contains("does not fit").contains("'id'"));
-        assertThat(lines(output, "ERROR")).singleElement().asString().contains("15", "dead-lettered");
+        assertThat(completion).isInstanceOfSatisfying(Completion.Parked.class,
+                parked -> assertThat(parked.error()).contains("does not fit").contains("'id'")
+                    .contains("register a payload upcaster for the type"));
+        assertThat(lines(output, "ERROR")).singleElement().asString().contains("15", "is parked (PARKED)");
     }
 
     /**

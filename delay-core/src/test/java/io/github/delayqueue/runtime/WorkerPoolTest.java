@@ -78,7 +78,7 @@ class WorkerPoolTest {
                 Tiers.databaseOnly(), clock, TaskEvents.NONE, "test", HandlerInvoker.DIRECT,
                 new InMemoryTaskStore(), null);
         pool = new WorkerPool(threads, prefetch, new HeldTasks(clock, Duration.ofSeconds(30)), registry, runner,
-                resultWriter, clock, TestScheduler.SHARED, TestScheduler.handlerThreads());
+                resultWriter, clock, TestScheduler.SHARED, TestScheduler.handlerThreads(), null);
         pool.start();
         return pool;
     }

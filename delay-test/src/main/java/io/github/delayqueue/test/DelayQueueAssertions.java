@@ -334,6 +334,16 @@ public final class DelayQueueAssertions {
         }
 
         /**
+         * The payload did not bind to the handler's parameter type, and the task is parked ({@code PARKED}): what a
+         * test of an old payload without an upcaster expects.
+         *
+         * @return this
+         */
+        public TaskRunAssert isParked() {
+            return hasOutcome(TaskEvents.Outcome.PARKED);
+        }
+
+        /**
          * The run was this attempt (from 1).
          *
          * @param expected the attempt

@@ -111,13 +111,23 @@ public class InMemoryTaskInspector implements TaskInspector {
     }
 
     @Override
+    public List<Long> parked(String type, long afterId, int limit) {
+        return store.locked(rows -> rows.stream()
+            .filter(row -> row.status == TaskStatus.PARKED && row.type.equals(type) && row.id > afterId)
+            .map(row -> row.id)
+            .sorted()
+            .limit(limit)
+            .toList());
+    }
+
+    @Override
     public boolean rerunFailed(long id, TaskStatus status, long dueAt, long now) {
         if (!status.isPending()) {
             throw new IllegalArgumentException("A re-run task must become pending, not " + status);
         }
         return store.locked(rows -> {
             for (Row row : rows) {
-                if (row.id == id && row.status == TaskStatus.FAILED) {
+                if (row.id == id && (row.status == TaskStatus.FAILED || row.status == TaskStatus.PARKED)) {
                     Row holder = row.key == null ? null : store.keyHolder(row.type, row.key);
                     if (holder != null) { // what the unique index on live_key refuses
                         throw new DuplicateKeyException("Duplicate entry '" + row.type + "-" + row.key

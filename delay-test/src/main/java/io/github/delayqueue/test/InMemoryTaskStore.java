@@ -296,6 +296,13 @@ public class InMemoryTaskStore implements TaskStore {
                 row.failed(failed.attempts(), now, failed.error());
                 row.updatedAt = now;
             }
+            else if (completion instanceof Completion.Parked parked && row != null) {
+                row.status = TaskStatus.PARKED;
+                row.leaseUntil = null;
+                row.attempts = parked.attempts();
+                row.failed(parked.attempts(), now, parked.error());
+                row.updatedAt = now;
+            }
         }
     }
 

@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 import io.github.delayqueue.api.TaskContext;
@@ -29,7 +30,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * status. The engine calls listeners in the middle of its work: {@code started}, {@code finished} and
  * {@code attemptFailed} on the worker thread that runs the task, around its handler (an interrupt that the lease guard
  * sends while {@code started} runs is meant for the handler that follows); {@code claimConflicts}, {@code migrated},
- * {@code recovered}, {@code indexRebuilt} and {@code workFailed} on the engine's scheduler threads, inside the
+ * {@code recovered}, {@code indexRebuilt}, {@code workFailed}, and {@code finished}, {@code attemptFailed} and
+ * {@code timeoutIgnored} of a handler that ran over its timeout and ignored its interrupt, on the engine's scheduler
+ * threads, inside the
  * dispatcher's and the jobs' rounds; {@code scheduled} and {@code cancelled} on the application's thread, after the
  * commit of its {@code schedule} or {@code cancel} call; {@code indexAvailability} on whichever of these used the index
  * when it was found unreachable or reachable again. Extend this class to hold a listener of your own to these rules and
@@ -189,6 +192,9 @@ public abstract class TaskEventsContract {
             // no handler ran: the type has none, or the payload did not bind
             sent.add(new Event("finished(" + type + ", FAILED, 0)", e -> e.finished(last, TaskEvents.Outcome.FAILED,
                     0)));
+            // the payload did not bind: parked, no handler ran
+            sent.add(new Event("finished(" + type + ", PARKED, 0)", e -> e.finished(last, TaskEvents.Outcome.PARKED,
+                    0)));
         }
         return sent;
     }
@@ -216,6 +222,15 @@ public abstract class TaskEventsContract {
             sent.add(new Event("attemptFailed(LEASE_LOST, " + thrown.getClass().getName() + ")",
                     e -> e.attemptFailed(task, TaskEvents.Failure.LEASE_LOST, thrown)));
         }
+        TimeoutException overran = new TimeoutException(
+                "Handler of type 'order.cancel' ran over its timeout of PT5S; interrupted");
+        overran.initCause(new InterruptedException("sleep interrupted"));
+        for (Throwable thrown : List.of(overran, new TimeoutException("ignored its interrupt"))) {
+            sent.add(new Event("attemptFailed(TIMEOUT, " + thrown.getMessage() + ")",
+                    e -> e.attemptFailed(task, TaskEvents.Failure.TIMEOUT, thrown)));
+        }
+        // the timeout check, on a scheduler thread, of a handler that ran over its timeout and ignored the interrupt
+        sent.add(new Event("timeoutIgnored", e -> e.timeoutIgnored(task, "delay-worker-3")));
         for (Throwable thrown : List.of(new NoClassDefFoundError("com/example/Codec"), new NullPointerException())) {
             sent.add(new Event("attemptFailed(INTERNAL, " + thrown.getClass().getName() + ")",
                     e -> e.attemptFailed(task, TaskEvents.Failure.INTERNAL, thrown)));

@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * @param dueAt when the task was due
  * @param ranAt when it ran, on the test's clock
  * @param outcome {@code SUCCESS}; {@code RETRY}: the attempt failed and the task is due again after its back-off;
- *     {@code FAILED}: the task is dead-lettered
+ *     {@code FAILED}: the task is dead-lettered; {@code PARKED}: its payload did not bind, and it waits for a re-run
  * @param failure why the attempt failed, {@code null} when it succeeded
  * @param error what the handler (or the payload binding) threw; {@code null} when it succeeded, or when no handler
  *     serves the type

@@ -715,6 +715,33 @@ public abstract class TaskStoreContract {
         assertThat(again.attempt()).isEqualTo(2);
     }
 
+    /**
+     * A payload that does not bind parks its task: kept with the reason, claimed no more, holding its key no more (a
+     * new task of its type and key is created), never purged with the dead letters.
+     */
+    @Test
+    void aParkedTaskKeepsItsReasonIsNotClaimedHoldsNoKeyAndIsNotPurged() {
+        ClaimedTask claimed = claimOne(task("t", "k-1", T0, TaskStatus.QUEUED, null), "a");
+        store.markStarted(List.of(claimed.claimId()), T0 + 1);
+
+        store.finish(List.of(new Completion.Parked(claimed.id(), claimed.claim(), 1, "payload does not bind")),
+                T0 + 5);
+
+        TaskView parked = view(claimed.id());
+        assertThat(parked.status()).isEqualTo(TaskStatus.PARKED);
+        assertThat(parked.lastError()).isEqualTo("payload does not bind");
+        assertThat(parked.errors()).extracting(TaskView.FailedAttempt::error).containsExactly("payload does not bind");
+        assertThat(store.claimedBy("a", T0)).as("no longer held").isEmpty();
+        assertThat(store.claimDue(TaskStatus.QUEUED, T0 + 60_000, 10, lease("b", T0 + 90_000))).isEmpty();
+        assertThat(store.claimDue(TaskStatus.SCHEDULED, T0 + 60_000, 10, lease("b", T0 + 90_000))).isEmpty();
+        InsertedTask again = store.insert(List.of(task("t", "k-1", T0 + 100, TaskStatus.QUEUED, null)), T0 + 10)
+            .get(0);
+        assertThat(again.created()).as("a parked task holds no key").isTrue();
+        assertThat(store.purge(Map.of(TaskStatus.FAILED, T0 + 1_000, TaskStatus.SUCCEEDED, T0 + 1_000,
+                TaskStatus.CANCELLED, T0 + 1_000), 100, 10_000)).isZero();
+        assertThat(view(claimed.id()).status()).isEqualTo(TaskStatus.PARKED);
+    }
+
     @Test
     void aLongErrorIsCutToTheColumnsLength() {
         ClaimedTask claimed = claimOne(task("t", null, T0, TaskStatus.QUEUED, null), "a");

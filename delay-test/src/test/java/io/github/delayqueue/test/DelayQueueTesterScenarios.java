@@ -150,6 +150,18 @@ abstract class DelayQueueTesterScenarios {
     }
 
     @Test
+    void aPayloadThatDoesNotBindToItsHandlerIsParked() {
+        long id = queue.schedule(TaskRequest.of(CANCEL, java.util.Map.of("order", 7)).key("p").build());
+
+        TaskRuns runs = tester.advance(Duration.ofMinutes(1));
+
+        assertThat(runs).hasSize(1).hasRun(CANCEL, "p").isParked();
+        assertThat(runs.list().get(0).failure()).isEqualTo(TaskEvents.Failure.BINDING);
+        assertThat(queue.find(id).orElseThrow().status()).isEqualTo(TaskStatus.PARKED);
+        assertThat(tester.advance(Duration.ofHours(1))).hasSize(0); // a parked task waits for a re-run
+    }
+
+    @Test
     void aHandlersExceptionReachesTheTestWithItsTask() {
         long id = queue.schedule(TaskRequest.of(BROKEN, "b").key("b").delay(Duration.ofMinutes(5)).build());
 
