@@ -253,12 +253,15 @@ public class DelayQueueEndpoint {
      * batches of 500 tasks, each committed by itself, so the consumers never wait on it; a task claimed meanwhile
      * runs. And {@code rerun}, with {@code "all": true}: every {@code PARKED} task of the type (its payload did not
      * bind) runs again from its first attempt, once a release that reads the payloads (a payload upcaster) is out;
-     * one whose key a newer task holds stays parked. The web extension answers it at
-     * {@code POST /actuator/delayqueue/types/{type}}.
+     * one whose key a newer task holds stays parked. Or {@code pause} the type on every instance (no instance claims
+     * its tasks, which stay pending; for a downstream service that is down, say) and {@code resume} it (its overdue
+     * tasks run at once); {@code changed} is then 1 when the type's state changed, else 0. The web extension answers
+     * it at {@code POST /actuator/delayqueue/types/{type}}.
      *
      * @param type the task type
-     * @param action {@code cancel}, {@code reschedule}, {@code shift} or {@code rerun}
-     * @param keyPrefix the start of the keys ({@code ""} for every keyed task); required unless {@code all}
+     * @param action {@code cancel}, {@code reschedule}, {@code shift}, {@code rerun}, {@code pause} or {@code resume}
+     * @param keyPrefix the start of the keys ({@code ""} for every keyed task); required unless {@code all}, and
+     *     left out for {@code pause} and {@code resume}
      * @param all {@code true} for every task of the type, with or without a key, instead of a prefix
      * @param dueAt {@code reschedule}: the new due time, an ISO-8601 instant ({@code 2026-12-07T09:00:00Z})
      * @param by {@code shift}: how far, a duration such as {@code 10m}, {@code -1h} or {@code PT10M}
@@ -269,6 +272,9 @@ public class DelayQueueEndpoint {
     public BulkDescriptor bulk(String type, @Nullable String action, @Nullable String keyPrefix,
             @Nullable Boolean all, @Nullable String dueAt, @Nullable String by) {
         BulkAction what = BulkAction.parse(action);
+        if (what == BulkAction.PAUSE || what == BulkAction.RESUME) {
+            return pauseOrResume(type, what, keyPrefix, all, dueAt, by);
+        }
         boolean every = Boolean.TRUE.equals(all);
         if (every == (keyPrefix != null)) {
             throw invalid(every
@@ -288,6 +294,7 @@ public class DelayQueueEndpoint {
             case RESCHEDULE -> queue.rescheduleAll(type, prefix, instant(dueAt));
             case SHIFT -> queue.shiftAll(type, prefix, duration(by));
             case RERUN -> runtime.rerunParked(type);
+            case PAUSE, RESUME -> throw new IllegalStateException(what + " was answered above");
         });
         String tasks = changed + (changed == 1 ? " task" : " tasks") + " of type '" + type + "'"
                 + (prefix == null ? "" : " whose key starts with '" + prefix + "'");
@@ -297,8 +304,25 @@ public class DelayQueueEndpoint {
             case SHIFT -> "Shifted " + tasks + " by " + Texts.duration(duration(by));
             case RERUN -> "Re-ran " + changed + " parked " + (changed == 1 ? "task" : "tasks") + " of type '" + type
                     + "'; they are due now, with their attempts reset";
+            case PAUSE, RESUME -> throw new IllegalStateException(what + " was answered above");
         };
         return new BulkDescriptor(type, prefix, what.name().toLowerCase(Locale.ROOT), changed, message);
+    }
+
+    /** A pause or resume of the whole type, on every instance: it takes no prefix, no time, no duration. */
+    private BulkDescriptor pauseOrResume(String type, BulkAction what, @Nullable String keyPrefix,
+            @Nullable Boolean all, @Nullable String dueAt, @Nullable String by) {
+        if (keyPrefix != null || all != null) {
+            throw invalid(what.verb + " applies to every task of type '" + type + "': leave out keyPrefix and all");
+        }
+        what.refuseOthers(dueAt, by);
+        boolean changed = badRequest(() -> what == BulkAction.PAUSE ? runtime.pause(type) : runtime.resume(type));
+        String message = what == BulkAction.PAUSE
+                ? (changed ? "Paused" : "Already paused") + " type '" + type + "': no instance claims its tasks "
+                        + "(within a second), they stay pending until it is resumed"
+                : (changed ? "Resumed type '" + type + "': its tasks run again, overdue ones at once"
+                        : "Type '" + type + "' was not paused");
+        return new BulkDescriptor(type, null, what.name().toLowerCase(Locale.ROOT), changed ? 1 : 0, message);
     }
 
     private static Instant instant(@Nullable String dueAt) {
@@ -341,7 +365,8 @@ public class DelayQueueEndpoint {
 
     enum BulkAction {
 
-        CANCEL("cancel", null), RESCHEDULE("move", "dueAt"), SHIFT("shift", "by"), RERUN("re-run", null);
+        CANCEL("cancel", null), RESCHEDULE("move", "dueAt"), SHIFT("shift", "by"), RERUN("re-run", null),
+        PAUSE("pause", null), RESUME("resume", null);
 
         final String verb;
 
@@ -363,7 +388,7 @@ public class DelayQueueEndpoint {
             }
             throw invalid("Unknown action '" + action + "': use \"cancel\", "
                     + "\"reschedule\" (with \"dueAt\"), \"shift\" (with \"by\") or \"rerun\" (the parked tasks, "
-                    + "with \"all\": true)");
+                    + "with \"all\": true), \"pause\" or \"resume\"");
         }
 
         /** A missing field this action needs, or one it would ignore, is a mistake the operator should hear of. */

@@ -25,7 +25,11 @@ import org.springframework.boot.health.contributor.Health;
  * answer within the timeout (the query runs on a thread of its own, so a hung connection pool cannot hang the health
  * endpoint), when one of the engine's loops or jobs has stalled (lease renewal, say: {@code stalled} names it, and
  * {@code engine} says when each last completed a run), or when {@code delay.health.max-overdue} is set and the
- * oldest overdue task is later than that. An
+ * oldest overdue task is later than that. On an instance that runs tasks, {@code unservedTasks} and
+ * {@code oldestUnservedAge} say how many overdue tasks are of types it has no handler for, and how late the oldest is:
+ * it never claims them, they wait for an instance that runs them, and they do not change the status here (another
+ * application on the same table may be about to run them); {@code pausedTypes} lists the types it does not claim
+ * because they are paused. An
  * unreachable Redis alone is not DOWN: the queue keeps running tasks from the database, less precisely, and says so
  * in {@code redisReachable}.
  */
@@ -46,7 +50,11 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
     });
 
     /** The check still running, shared by callers that come while it runs, so stuck checks never pile up. */
-    private @Nullable Future<TaskInspector.Overdue> inFlight;
+    private @Nullable Future<Check> inFlight;
+
+    /** What one look at the database found. */
+    private record Check(TaskInspector.Overdue overdue, TaskInspector.@Nullable Overdue unserved) {
+    }
 
     /**
      * @param runtime the queue to check
@@ -78,6 +86,7 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
                 }
             }
             builder.withDetail("instance", status.instanceId())
+                .withDetail("pausedTypes", status.pausedTypes().stream().sorted().toList())
                 .withDetail("heldTasks", status.heldTasks())
                 .withDetail("capacity", status.capacity())
                 .withDetail("engine", work);
@@ -87,10 +96,17 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
                     stalled) + " completed no run for a long while (see the log): a hung connection, or failing");
             return;
         }
-        TaskInspector.Overdue overdue = overdue();
-        Duration oldestAge = OverdueTasks.oldestAge(overdue, runtime.now().toEpochMilli());
+        Check check = overdue(status);
+        TaskInspector.Overdue overdue = check.overdue();
+        long now = runtime.now().toEpochMilli();
+        Duration oldestAge = OverdueTasks.oldestAge(overdue, now);
         builder.withDetail("overdueTasks", overdue.count().value())
             .withDetail("oldestOverdueAge", oldestAge.toString());
+        TaskInspector.Overdue unserved = check.unserved();
+        if (unserved != null) {
+            builder.withDetail("unservedTasks", unserved.count().value())
+                .withDetail("oldestUnservedAge", OverdueTasks.oldestAge(unserved, now).toString());
+        }
         if (overdue.count().estimated()) {
             builder.withDetail("overdueTasksEstimated", true);
         }
@@ -105,8 +121,8 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
         builder.up();
     }
 
-    private TaskInspector.Overdue overdue() throws Exception {
-        Future<TaskInspector.Overdue> check = check();
+    private Check overdue(DelayQueueRuntime.Status status) throws Exception {
+        Future<Check> check = check(status);
         try {
             return check.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         }
@@ -118,10 +134,14 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
         }
     }
 
-    private synchronized Future<TaskInspector.Overdue> check() {
-        Future<TaskInspector.Overdue> running = inFlight;
+    private synchronized Future<Check> check(DelayQueueRuntime.Status status) {
+        Future<Check> running = inFlight;
         if (running == null || running.isDone()) {
-            running = executor.submit(() -> OverdueTasks.read(inspector, runtime.now().toEpochMilli()));
+            running = executor.submit(() -> {
+                long now = runtime.now().toEpochMilli();
+                return new Check(OverdueTasks.read(inspector, now), status.instanceId() == null ? null
+                        : OverdueTasks.unserved(inspector, now, status.servedTypes()));
+            });
             inFlight = running;
         }
         return running;

@@ -1,6 +1,7 @@
 package io.github.delayqueue.actuate;
 
 import java.time.Duration;
+import java.util.Set;
 
 import io.github.delayqueue.store.TaskInspector;
 
@@ -19,6 +20,11 @@ final class OverdueTasks {
 
     static TaskInspector.Overdue read(TaskInspector inspector, long now) {
         return inspector.overdue(now - GRACE.toMillis());
+    }
+
+    /** The overdue tasks of types other than {@code served}: what an instance serving those never claims. */
+    static TaskInspector.Overdue unserved(TaskInspector inspector, long now, Set<String> served) {
+        return inspector.overdueOfOtherTypes(now - GRACE.toMillis(), served);
     }
 
     /** How long ago the oldest overdue task fell due, or zero when none is overdue. */

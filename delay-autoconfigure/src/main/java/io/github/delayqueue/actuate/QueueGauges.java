@@ -33,6 +33,11 @@ import org.springframework.context.SmartLifecycle;
  * <li>{@code delay.tasks.pending} {status = scheduled | queued | running}: unfinished tasks</li>
  * <li>{@code delay.tasks.overdue}: pending tasks more than a second past due;
  * {@code delay.tasks.overdue.oldest}: how late the oldest of them is, in seconds</li>
+ * <li>{@code delay.tasks.unserved}, on an instance that runs tasks: pending tasks more than a second past due of
+ * types it has no handler for, which it never claims (they wait for an instance, or another application on the same
+ * table, that runs them); {@code delay.tasks.unserved.oldest}: how late the oldest of them is, in seconds. A type
+ * nobody serves shows here as a count that stays and an age that grows: a rolling deploy's new type before its first
+ * instance is up, a typo in a type, a handler never deployed</li>
  * <li>{@code delay.tasks.dead.letters}: {@code FAILED} tasks kept, waiting for someone to act</li>
  * <li>{@code delay.tasks.parked}: {@code PARKED} tasks, whose payload did not bind, waiting for a re-run</li>
  * <li>{@code delay.index.size} {shard}: ids in each shard of the Redis time index (hybrid mode)</li>
@@ -56,6 +61,9 @@ public final class QueueGauges implements MeterBinder, SmartLifecycle {
 
     private final int shards;
 
+    /** Whether this instance runs tasks, so that "types it does not serve" means something. */
+    private final boolean runsTasks;
+
     private volatile Snapshot snapshot;
 
     private volatile boolean failing;
@@ -71,6 +79,7 @@ public final class QueueGauges implements MeterBinder, SmartLifecycle {
         this.inspector = runtime.inspector();
         this.interval = interval;
         this.shards = runtime.indexShards();
+        this.runsTasks = runtime.status().instanceId() != null;
         this.snapshot = Snapshot.unknown(shards);
     }
 
@@ -88,6 +97,16 @@ public final class QueueGauges implements MeterBinder, SmartLifecycle {
                 "How long ago the oldest overdue task fell due; 0 when none is overdue")
             .baseUnit("seconds")
             .register(registry);
+        if (runsTasks) {
+            gauge("delay.tasks.unserved", Snapshot::unserved,
+                    "Pending tasks more than a second past due of types this instance has no handler for: they wait "
+                            + "for an instance that runs them")
+                .register(registry);
+            gauge("delay.tasks.unserved.oldest", Snapshot::oldestUnservedSeconds,
+                    "How long ago the oldest task of a type this instance does not serve fell due; 0 when none")
+                .baseUnit("seconds")
+                .register(registry);
+        }
         gauge("delay.tasks.dead.letters", s -> s.count(TaskStatus.FAILED),
                 "FAILED tasks kept in the table (dead letters), waiting to be re-run or purged")
             .register(registry);
@@ -115,12 +134,16 @@ public final class QueueGauges implements MeterBinder, SmartLifecycle {
         long now = runtime.now().toEpochMilli();
         Map<TaskStatus, Long> counts = null;
         TaskInspector.Overdue overdue = null;
+        TaskInspector.Overdue unserved = null;
         try {
             counts = new EnumMap<>(TaskStatus.class);
             for (Map.Entry<TaskStatus, TaskInspector.Count> count : inspector.countByStatus(COUNTED).entrySet()) {
                 counts.put(count.getKey(), count.getValue().value());
             }
             overdue = OverdueTasks.read(inspector, now);
+            if (runsTasks) {
+                unserved = OverdueTasks.unserved(inspector, now, runtime.status().servedTypes());
+            }
             if (failing) {
                 failing = false;
                 log.info("Delay queue gauges read the task database again");
@@ -147,7 +170,9 @@ public final class QueueGauges implements MeterBinder, SmartLifecycle {
             }
         }
         snapshot = new Snapshot(counts, overdue == null ? Double.NaN : overdue.count().value(),
-                overdue == null ? Double.NaN : OverdueTasks.oldestAge(overdue, now).toMillis() / 1000.0, sizes,
+                overdue == null ? Double.NaN : OverdueTasks.oldestAge(overdue, now).toMillis() / 1000.0,
+                unserved == null ? Double.NaN : unserved.count().value(),
+                unserved == null ? Double.NaN : OverdueTasks.oldestAge(unserved, now).toMillis() / 1000.0, sizes,
                 Instant.ofEpochMilli(now));
     }
 
@@ -184,7 +209,7 @@ public final class QueueGauges implements MeterBinder, SmartLifecycle {
     }
 
     private record Snapshot(@Nullable Map<TaskStatus, Long> counts, double overdue, double oldestOverdueSeconds,
-            double[] indexSizes, @Nullable Instant takenAt) {
+            double unserved, double oldestUnservedSeconds, double[] indexSizes, @Nullable Instant takenAt) {
 
         Snapshot {
             counts = counts == null ? null : Map.copyOf(counts);
@@ -193,7 +218,7 @@ public final class QueueGauges implements MeterBinder, SmartLifecycle {
         static Snapshot unknown(int shards) {
             double[] sizes = new double[shards];
             Arrays.fill(sizes, Double.NaN);
-            return new Snapshot(null, Double.NaN, Double.NaN, sizes, null);
+            return new Snapshot(null, Double.NaN, Double.NaN, Double.NaN, Double.NaN, sizes, null);
         }
 
         double count(TaskStatus status) {

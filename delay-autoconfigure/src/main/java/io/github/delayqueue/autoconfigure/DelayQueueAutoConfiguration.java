@@ -1,6 +1,7 @@
 package io.github.delayqueue.autoconfigure;
 
 import java.time.Clock;
+import java.util.List;
 import java.util.concurrent.Executor;
 import javax.sql.DataSource;
 
@@ -146,6 +147,7 @@ public final class DelayQueueAutoConfiguration {
             .indexMaxWait(properties.getRedis().getMaxWait())
             .runsTasks(worker.isEnabled())
             .instanceId(properties.getInstanceId())
+            .pausedTypes(pausedTypes(properties))
             .workerThreads(worker.getThreads())
             .prefetch(worker.getPrefetch())
             .batchSize(worker.getBatchSize())
@@ -162,6 +164,11 @@ public final class DelayQueueAutoConfiguration {
             .purge(retention.getInterval(), retention.getBatchSize())
             .databaseClockAlignment(properties.getClock().getSource() == DelayQueueProperties.ClockSource.DATABASE
                     ? properties.getClock().getAlignInterval() : null);
+    }
+
+    private static List<String> pausedTypes(DelayQueueProperties properties) {
+        List<String> types = properties.getPausedTypes();
+        return types == null ? List.of() : types;
     }
 
     static Backoff defaultBackoff(DelayQueueProperties.Retry retry) {

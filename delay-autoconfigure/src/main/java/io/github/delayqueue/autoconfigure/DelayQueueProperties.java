@@ -1,6 +1,7 @@
 package io.github.delayqueue.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
 
 import io.github.delayqueue.store.TableNames;
 import org.jspecify.annotations.Nullable;
@@ -29,6 +30,13 @@ public class DelayQueueProperties implements Validator {
      * is added either way, so two processes never share claims even when configured with the same name.
      */
     private @Nullable String instanceId;
+
+    /**
+     * Task types this instance does not claim although it has their handlers, for as long as it runs with this
+     * setting: their tasks wait, pending, for an instance that runs them. To pause a type on every instance at once,
+     * and resume it without a restart, use the delayqueue endpoint's "pause" and "resume" instead.
+     */
+    private @Nullable List<String> pausedTypes;
 
     private final Jdbc jdbc = new Jdbc();
 
@@ -62,6 +70,14 @@ public class DelayQueueProperties implements Validator {
 
     public void setInstanceId(@Nullable String instanceId) {
         this.instanceId = instanceId;
+    }
+
+    public @Nullable List<String> getPausedTypes() {
+        return pausedTypes;
+    }
+
+    public void setPausedTypes(@Nullable List<String> pausedTypes) {
+        this.pausedTypes = pausedTypes;
     }
 
     public Jdbc getJdbc() {

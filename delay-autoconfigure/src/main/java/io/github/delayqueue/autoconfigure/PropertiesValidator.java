@@ -1,6 +1,7 @@
 package io.github.delayqueue.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
@@ -87,6 +88,13 @@ final class PropertiesValidator {
         if (instanceId != null && (instanceId.isBlank() || instanceId.length() > longest)) {
             reject("instanceId", "must be 1 to " + longest
                     + " characters (the queue adds a 9-character suffix per process)");
+        }
+        List<String> paused = properties.getPausedTypes();
+        for (String type : paused == null ? List.<String>of() : paused) {
+            if (type == null || type.isBlank() || type.length() > TaskTable.MAX_TYPE_LENGTH) {
+                reject("pausedTypes", "each type must be 1 to " + TaskTable.MAX_TYPE_LENGTH + " characters, not '"
+                        + type + "': list the task types to pause, comma-separated");
+            }
         }
         jdbc("jdbc.", properties.getJdbc());
         hybrid("hybrid.", properties.getHybrid());

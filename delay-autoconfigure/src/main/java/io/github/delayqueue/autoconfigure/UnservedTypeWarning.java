@@ -14,9 +14,11 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 
 /**
  * Warns, once per type, when an instance that runs tasks schedules a task of a type that none of its handlers serves.
- * Instances claim due tasks of every type, and one without the type's handler dead-letters such a task at once, so
- * this instance would do that to its own task, and so would any other deployed alike: the warning comes before the
- * first dead letter, from the call that caused it. What becomes of such tasks does not change here.
+ * Instances claim only the types they serve, so such a task waits, pending, until an instance with its handler runs
+ * it: right during a rolling deploy or with another application on the same table, a task that waits forever when
+ * nobody was meant to serve it (a typo in the type, a handler never deployed). The warning comes from the call that
+ * caused it; the gauge {@code delay.tasks.unserved} and the health's {@code unservedTasks} show what waits. What
+ * becomes of such tasks does not change here.
  * <p>
  * A producer-only instance ({@code delay.worker.enabled=false}) is not warned: it schedules for other instances by
  * design, never claims a task, and cannot know which types they serve, so it would warn of every type it uses. Its
@@ -80,11 +82,12 @@ final class UnservedTypeWarning implements TaskEvents, SmartInitializingSingleto
 
     private void warn(String type) {
         if (warned.add(type)) {
-            log.warn("Scheduled a task of type '{}', but no @DelayedHandler on this instance serves that type. This "
-                    + "instance runs tasks (delay.worker.enabled=true) and claims due tasks of every type, so a task "
-                    + "of this type that it claims is dead-lettered (FAILED) at once, as on any other instance "
-                    + "without the handler. Deploy the handler to every instance that runs tasks, or set "
-                    + "delay.worker.enabled=false on instances that only schedule. (Logged once per type.)", type);
+            log.warn("Scheduled a task of type '{}', but no @DelayedHandler on this instance serves that type. "
+                    + "Instances claim only the types they serve, so the task waits, pending, until an instance (or "
+                    + "another application on the same table) with a handler for it runs it; if none is meant to, "
+                    + "check the type's name or deploy its handler (the gauge delay.tasks.unserved counts what "
+                    + "waits). Set delay.worker.enabled=false on instances that only schedule. (Logged once per "
+                    + "type.)", type);
         }
     }
 }

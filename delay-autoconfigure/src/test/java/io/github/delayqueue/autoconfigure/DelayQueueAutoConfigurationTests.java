@@ -638,6 +638,16 @@ class DelayQueueAutoConfigurationTests {
     }
 
     @Test
+    void aPausedTypeThatCannotBeATypeFailsWhileBindingNamingTheProperty() {
+        runner.withUserConfiguration(Enabled.class)
+            .withPropertyValues("delay.paused-types=mail.send," + "x".repeat(129))
+            .run(context -> assertThat(context).getFailure()
+                .rootCause()
+                .isInstanceOf(BindValidationException.class)
+                .hasMessageContaining("delay.paused-types each type must be 1 to 128 characters"));
+    }
+
+    @Test
     void aRuleBetweenTwoPropertiesNamesBoth() {
         runner.withUserConfiguration(Enabled.class)
             .withBean(TimeIndex.class, () -> new InMemoryTimeIndex(1))

@@ -26,6 +26,12 @@ final class ChildProcess implements AutoCloseable {
 
     /** Starts a child with these Spring properties and waits until its engine runs. */
     static ChildProcess start(Path dir, String name, List<String> properties) throws IOException {
+        return start(dir, name, ReliabilityApp.class, properties);
+    }
+
+    /** Starts a child of {@code application} with these Spring properties and waits until its engine runs. */
+    static ChildProcess start(Path dir, String name, Class<?> application, List<String> properties)
+            throws IOException {
         Path journal = dir.resolve(name + "-journal.txt");
         Path log = dir.resolve(name + ".log");
         List<String> command = new ArrayList<>();
@@ -34,6 +40,7 @@ final class ChildProcess implements AutoCloseable {
         command.add(System.getProperty("java.class.path"));
         command.add(ChildInstance.class.getName());
         command.add(journal.toString());
+        command.add(ChildInstance.APP + application.getName());
         command.addAll(properties);
         command.add("delay.instance-id=" + name);
         Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
@@ -68,6 +75,17 @@ final class ChildProcess implements AutoCloseable {
         process.destroyForcibly();
         if (!process.waitFor(30, TimeUnit.SECONDS)) {
             throw new IllegalStateException("the child did not die");
+        }
+    }
+
+    /**
+     * SIGTERM, as an orchestrator stops an instance in a rolling deploy: Spring's shutdown hook stops taking tasks,
+     * hands back what never started and drains what runs; waits until the process has exited.
+     */
+    void terminate() throws IOException, InterruptedException {
+        signal("TERM");
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("the child did not stop within 60 s of SIGTERM");
         }
     }
 

@@ -1,6 +1,7 @@
 package io.github.delayqueue.handler;
 
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
@@ -53,5 +54,15 @@ public class HandlerRegistry {
      */
     public @Nullable TaskHandler find(String type) {
         return handlers.get(type);
+    }
+
+    /**
+     * The types this instance has handlers for: the only types it claims, so a task of another type waits in the
+     * table for an instance (or another application on the same table) that runs it.
+     *
+     * @return a snapshot of the registered types
+     */
+    public Set<String> types() {
+        return Set.copyOf(handlers.keySet());
     }
 }

@@ -2,6 +2,8 @@ package io.github.delayqueue.runtime;
 
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.function.Supplier;
 
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.store.ClaimedTask;
@@ -10,7 +12,8 @@ import io.github.delayqueue.store.TaskStore;
 /**
  * {@code jdbc} mode: claims due {@code SCHEDULED} rows straight from the database with {@code FOR UPDATE SKIP
  * LOCKED}. While work keeps coming it claims back to back; when idle it asks for the earliest due time and sleeps
- * until then or the poll interval, whichever is first.
+ * until then or the poll interval, whichever is first. It claims only the types the instance can start now
+ * ({@link ClaimableTypes}); rows of other types stay pending for an instance that runs them.
  */
 final class DatabaseTaskSource implements TaskSource {
 
@@ -25,6 +28,8 @@ final class DatabaseTaskSource implements TaskSource {
 
     private final long claimAheadMillis;
 
+    private final Supplier<Set<String>> claimable;
+
     private boolean busy = true;
 
     private boolean dueButLocked;
@@ -35,11 +40,14 @@ final class DatabaseTaskSource implements TaskSource {
      * Polls every {@code delay.jdbc.poll-interval} while idle; tasks due within {@code delay.worker.claim-ahead} are
      * claimed already, and the pool starts each when it falls due.
      */
-    DatabaseTaskSource(TaskStore store, ClaimTerms terms, EngineSettings settings) {
-        this(store, terms, settings.jdbc().pollInterval().toMillis(), settings.worker().claimAhead().toMillis());
+    DatabaseTaskSource(TaskStore store, ClaimTerms terms, EngineSettings settings, Supplier<Set<String>> claimable) {
+        this(store, terms, settings.jdbc().pollInterval().toMillis(), settings.worker().claimAhead().toMillis(),
+                claimable);
     }
 
-    DatabaseTaskSource(TaskStore store, ClaimTerms terms, long pollMillis, long claimAheadMillis) {
+    DatabaseTaskSource(TaskStore store, ClaimTerms terms, long pollMillis, long claimAheadMillis,
+            Supplier<Set<String>> claimable) {
+        this.claimable = claimable;
         this.store = store;
         this.terms = terms;
         this.pollMillis = pollMillis;
@@ -48,15 +56,21 @@ final class DatabaseTaskSource implements TaskSource {
 
     @Override
     public FetchResult fetch(long now, int limit) {
+        Set<String> types = claimable.get();
+        if (types.isEmpty()) {
+            busy = false;
+            return new FetchResult(List.of(), now + pollMillis); // every type paused or at its limit, or none served
+        }
         if (!busy) {
             if (now >= nextLeftoverCheck) {
                 nextLeftoverCheck = now + LEFTOVER_CHECK_MILLIS;
-                List<ClaimedTask> leftovers = store.claimDue(TaskStatus.QUEUED, now, limit, terms.at(now));
+                List<ClaimedTask> leftovers = store.claimDue(TaskStatus.QUEUED, now, limit, types, terms.at(now));
                 if (!leftovers.isEmpty()) {
                     return new FetchResult(leftovers, now);
                 }
             }
-            OptionalLong next = store.nextDue(TaskStatus.SCHEDULED);
+            // of the claimable types only: an overdue task nobody here runs must not keep the loop awake
+            OptionalLong next = store.nextDue(TaskStatus.SCHEDULED, types);
             if (next.isEmpty() || next.getAsLong() > now + claimAheadMillis) {
                 long nextAt = now + pollMillis;
                 return new FetchResult(List.of(),
@@ -69,7 +83,7 @@ final class DatabaseTaskSource implements TaskSource {
                 return new FetchResult(List.of(), now + Math.min(pollMillis, LOCKED_RETRY_MILLIS));
             }
         }
-        List<ClaimedTask> claimed = store.claimDue(TaskStatus.SCHEDULED, now + claimAheadMillis, limit,
+        List<ClaimedTask> claimed = store.claimDue(TaskStatus.SCHEDULED, now + claimAheadMillis, limit, types,
                 terms.at(now));
         dueButLocked = !busy && claimed.isEmpty();
         busy = !claimed.isEmpty();

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Executor;
 
 import io.github.delayqueue.api.TaskStatus;
@@ -84,6 +85,12 @@ class DelayQueueEngine {
     /** Claims straight from the store for {@link #runDue(int)}: the lease terms of this process. */
     private final ClaimTerms terms;
 
+    /** The types this instance claims. */
+    private final ClaimableTypes claimable;
+
+    /** The types it serves and does not claim now. */
+    private final PausedTypes paused;
+
     /** The follow-ups' release itself, which {@link #runDue(int)} runs on the calling thread. */
     private final FollowUps followUpRelease;
 
@@ -121,16 +128,21 @@ class DelayQueueEngine {
         this.held = new HeldTasks(clock, worker.lease());
         this.pool = new WorkerPool(worker.threads(), worker.prefetch(), held, registry, runner, resultWriter, clock,
                 scheduler, handlerExecutor, worker.handlerTimeout());
-        TaskSource source = tiers.indexed() ? new IndexTaskSource(indexer, store, terms, events, settings, clock::now)
-                : new DatabaseTaskSource(store, terms, settings);
+        this.paused = new PausedTypes(store, settings.pausedTypes());
+        this.claimable = new ClaimableTypes(registry, pool.lanes(), paused);
+        TaskSource source = tiers.indexed()
+                ? new IndexTaskSource(indexer, store, terms, events, settings, clock::now, claimable)
+                : new DatabaseTaskSource(store, terms, settings, claimable::now);
         this.dispatcher = new Dispatcher(source, pool, held, wake, clock, worker.batchSize(), store, terms,
-                this::handBack, events, longest(settings.redis().maxWait(), settings.jdbc().pollInterval()));
+                this::handBack, claimable, this::handBackBeyondRoom, events,
+                longest(settings.redis().maxWait(), settings.jdbc().pollInterval()));
         job("lease renewal", worker.lease().dividedBy(3), IoLanes.Waits.DATABASE, new LeaseKeeper(store, held, terms,
                 clock, tiers, indexWrites), events);
         job("lease recovery", worker.recoveryInterval(), new LeaseRecovery(store, registry, retryPolicy, tiers, clock,
                 indexWrites, wake, events), events);
         this.followUpRelease = new FollowUps(store, indexer, tiers, clock, wake);
         this.followUps = job("follow-ups", Duration.ofSeconds(1), followUpRelease, events);
+        job("paused types", Duration.ofSeconds(1), IoLanes.Waits.DATABASE, paused::refresh, events);
         resultWriter.onWritten(written -> {
             boolean keyed = held.anyKeyed(written);
             held.forget(written);
@@ -299,6 +311,24 @@ class DelayQueueEngine {
     }
 
     /**
+     * Hands back, quietly, what a claim brought of a type beyond its room: the next claims leave the type out until
+     * it has room again. Logged at debug only: with a type at its limit and a backlog it happens often.
+     */
+    private void handBackBeyondRoom(List<ClaimedTask> beyond) {
+        if (beyond.isEmpty()) {
+            return;
+        }
+        try {
+            HandBack.release(store, tiers, indexWrites, beyond, clock.now());
+            log.debug("Handed back {} claimed task(s) of types at their concurrency", beyond.size());
+        }
+        catch (RuntimeException ex) {
+            log.warn("Could not hand back {} claimed task(s) ({}); they run again when their lease ends",
+                    beyond.size(), ex.toString());
+        }
+    }
+
+    /**
      * Runs, on the calling thread, every task due at the queue clock's now, earliest first, until none is due: first
      * it releases follow-ups whose key is free, then claims due tasks straight from the store (both tiers, as the
      * sweep does: the time index is not asked), hands them to the worker pool, which runs them on this thread, and
@@ -319,9 +349,11 @@ class DelayQueueEngine {
             followUpRelease.run();
             long now = clock.now();
             int limit = Math.max(1, Math.min(Math.min(settings.worker().batchSize(), pool.free()), maxRuns - runs));
-            List<ClaimedTask> due = new ArrayList<>(store.claimDue(TaskStatus.QUEUED, now, limit, terms.at(now)));
+            Set<String> types = claimable.now();
+            List<ClaimedTask> due = new ArrayList<>(store.claimDue(TaskStatus.QUEUED, now, limit, types,
+                    terms.at(now)));
             if (due.size() < limit) {
-                due.addAll(store.claimDue(TaskStatus.SCHEDULED, now, limit - due.size(), terms.at(now)));
+                due.addAll(store.claimDue(TaskStatus.SCHEDULED, now, limit - due.size(), types, terms.at(now)));
             }
             if (due.isEmpty()) {
                 return runs;
@@ -364,6 +396,21 @@ class DelayQueueEngine {
 
     int capacity() {
         return pool.capacity();
+    }
+
+    /** The types this instance has handlers for: the only ones it claims. */
+    Set<String> servedTypes() {
+        return claimable.served();
+    }
+
+    /** The types paused on this instance: on every instance, or by its configuration. */
+    Set<String> pausedTypes() {
+        return paused.all();
+    }
+
+    /** Reads the shared pauses now, after this instance changed one: the others do within a second. */
+    void refreshPaused() {
+        paused.refresh();
     }
 
     /**

@@ -4,11 +4,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import javax.sql.DataSource;
 
 import io.github.delayqueue.api.DelayQueue;
 import io.github.delayqueue.store.TaskInspector;
 import io.github.delayqueue.store.TaskStore;
+import io.github.delayqueue.store.TaskTable;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
 
@@ -54,9 +56,12 @@ public final class DelayQueueRuntime implements AutoCloseable {
 
     private volatile boolean running;
 
+    private final TaskStore store;
+
     DelayQueueRuntime(DelayQueue queue, TaskInspector inspector, @Nullable DelayQueueEngine engine,
             Indexer indexer, Tiers tiers, QueueClock clock, DeadLetters deadLetters, List<PeriodicJob> jobs,
-            List<AutoCloseable> owned, TaskScheduler scheduler) {
+            List<AutoCloseable> owned, TaskScheduler scheduler, TaskStore store) {
+        this.store = store;
         this.queue = queue;
         this.inspector = inspector;
         this.engine = engine;
@@ -230,6 +235,55 @@ public final class DelayQueueRuntime implements AutoCloseable {
     }
 
     /**
+     * Pauses a task type on every instance that shares the task table: none claims a task of it any more (each reads
+     * the pauses every second; this one at once), so its tasks stay pending, overdue ones included, until
+     * {@link #resume}. Tasks already claimed or running go on. For a downstream service that is down, a bad deploy of
+     * one handler, or a migration of what a type works on. Kept in the table {@code <table>_paused_types}, so it
+     * survives restarts.
+     *
+     * @param type the task type
+     * @return {@code true} when it was not paused before
+     */
+    public boolean pause(String type) {
+        if (type == null || type.isBlank() || type.length() > TaskTable.MAX_TYPE_LENGTH) {
+            throw new IllegalArgumentException("Cannot pause task type '" + type + "': a type is 1 to "
+                    + TaskTable.MAX_TYPE_LENGTH + " characters");
+        }
+        boolean paused = store.pause(type, clock.now());
+        refreshPaused();
+        return paused;
+    }
+
+    /**
+     * Resumes a type paused with {@link #pause}: every instance claims its tasks again within a second, this one at
+     * once, and its overdue tasks run right away.
+     *
+     * @param type the task type
+     * @return {@code true} when it was paused
+     */
+    public boolean resume(String type) {
+        boolean resumed = store.resume(type);
+        refreshPaused();
+        return resumed;
+    }
+
+    /**
+     * The types paused on every instance ({@link #pause}), read now from the task table.
+     *
+     * @return the paused types
+     */
+    public Set<String> pausedTypes() {
+        return store.pausedTypes();
+    }
+
+    private void refreshPaused() {
+        DelayQueueEngine consumer = engine;
+        if (consumer != null) {
+            consumer.refreshPaused();
+        }
+    }
+
+    /**
      * What this instance does right now, for health checks.
      *
      * @return the runtime's status
@@ -238,14 +292,14 @@ public final class DelayQueueRuntime implements AutoCloseable {
         Boolean indexAnswers = tiers.indexed() ? indexer.available() : null;
         DelayQueueEngine consumer = engine;
         if (consumer == null) {
-            return new Status(mode(), indexAnswers, null, false, 0, 0, List.of());
+            return new Status(mode(), indexAnswers, null, false, 0, 0, List.of(), Set.of(), Set.of());
         }
         List<Work> work = new ArrayList<>();
         for (EngineWork each : consumer.work()) {
             work.add(new Work(each.name(), each.sinceLastRun(), each.stalled()));
         }
         return new Status(mode(), indexAnswers, consumer.instanceId(), consumer.isRunning(), consumer.heldTasks(),
-                consumer.capacity(), List.copyOf(work));
+                consumer.capacity(), List.copyOf(work), consumer.servedTypes(), consumer.pausedTypes());
     }
 
     /**
@@ -370,10 +424,15 @@ public final class DelayQueueRuntime implements AutoCloseable {
      * @param heldTasks tasks this instance holds: claimed, running, or finished with the result not yet written
      * @param capacity the most tasks it holds at once
      * @param work the engine's loops and periodic jobs, each with when it last completed a run; empty when stopped
+     * @param servedTypes the task types this instance has handlers for, the only ones it claims (a task of another
+     *     type waits for an instance that runs it); empty on a producer-only instance
+     * @param pausedTypes the types this instance does not claim now although it may serve them: paused on every
+     *     instance ({@link #pause}, as last read) or by its {@code delay.paused-types}; empty on a producer-only
+     *     instance
      * @since 0.1.0
      */
     public record Status(Mode mode, @Nullable Boolean indexAnswers, @Nullable String instanceId, boolean running,
-            int heldTasks, int capacity, List<Work> work) {
+            int heldTasks, int capacity, List<Work> work, Set<String> servedTypes, Set<String> pausedTypes) {
     }
 
     /**

@@ -3,11 +3,13 @@ package io.github.delayqueue.runtime;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
@@ -128,6 +130,8 @@ public final class DelayQueueRuntimeBuilder {
     private Duration indexMaxWait = Duration.ofSeconds(1);
 
     private Duration sweepGrace = Duration.ofSeconds(5);
+
+    private Set<String> pausedTypes = Set.of();
 
     private Duration sweepInterval = Duration.ofSeconds(1);
 
@@ -581,6 +585,25 @@ public final class DelayQueueRuntimeBuilder {
     }
 
     /**
+     * Task types this instance does not claim although it has their handlers ({@code delay.paused-types}), for as
+     * long as it runs with this setting: their tasks wait, pending, for an instance that runs them. To pause a type on
+     * every instance at once, and to resume it without a restart, use {@link DelayQueueRuntime#pause} instead.
+     *
+     * @param types the task types; empty for none
+     * @return this builder
+     */
+    public DelayQueueRuntimeBuilder pausedTypes(Collection<String> types) {
+        for (String type : types) {
+            if (type == null || type.isBlank()) {
+                throw new IllegalArgumentException("pausedTypes: a task type is empty; list the types to pause by "
+                        + "their names, or none");
+            }
+        }
+        this.pausedTypes = Set.copyOf(types);
+        return this;
+    }
+
+    /**
      * How long finished tasks of a status are kept ({@code delay.retention.*}).
      *
      * @param status {@code SUCCEEDED}, {@code CANCELLED} or {@code FAILED}
@@ -660,7 +683,7 @@ public final class DelayQueueRuntimeBuilder {
         }
         DeadLetters deadLetters = new DeadLetters(taskInspector, indexer, tiers, queueClock, wake);
         return new DelayQueueRuntime(queue, taskInspector, engine, indexer, tiers, queueClock, deadLetters,
-                jobs, owned, taskScheduler);
+                jobs, owned, taskScheduler, taskStore);
     }
 
     private @Nullable TransactionOperations handlerTransactions() {
@@ -675,7 +698,8 @@ public final class DelayQueueRuntimeBuilder {
                         recoveryInterval, handlerTimeout),
                 new EngineSettings.Jdbc(pollInterval), new EngineSettings.Redis(indexMaxWait),
                 new EngineSettings.Hybrid(sweepGrace, sweepInterval, migrationInterval, migrationBatchSize),
-                new EngineSettings.Retention(Map.copyOf(retention), retentionInterval, retentionBatchSize));
+                new EngineSettings.Retention(Map.copyOf(retention), retentionInterval, retentionBatchSize),
+                Set.copyOf(pausedTypes));
     }
 
     private TaskScheduler ownScheduler(List<AutoCloseable> owned) {

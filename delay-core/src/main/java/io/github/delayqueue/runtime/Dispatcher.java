@@ -25,6 +25,11 @@ import org.springframework.scheduling.TaskScheduler;
  * so the loop sees the database back within about a second) and tries again, deaf to wake-ups meanwhile; the loop
  * dies of nothing. After a stop it can be started again; a round of an earlier start that is still finishing its
  * claim hands that claim back.
+ * <p>
+ * A claim takes only the types the instance can start now ({@link ClaimableTypes}); what it brings of a type beyond
+ * that type's room goes back at once, and a type at its limit that gets room again brings the next round forward,
+ * so a type whose backlog waits for its {@code concurrency} neither holds slots another type could use nor waits
+ * for a round.
  */
 final class Dispatcher {
 
@@ -64,6 +69,11 @@ final class Dispatcher {
     /** Takes claims the loop made but can no longer run (it was stopped meanwhile) and hands them back. */
     private final Consumer<List<ClaimedTask>> handBack;
 
+    private final ClaimableTypes claimable;
+
+    /** Takes what a claim brought of a type beyond its room, and hands it back. */
+    private final Consumer<List<ClaimedTask>> beyondRoom;
+
     private volatile boolean running;
 
     /** Which start the rounds belong to: a round of an earlier start hands back what it claims. */
@@ -97,10 +107,12 @@ final class Dispatcher {
     private volatile @Nullable PeriodicJob rounds;
 
     Dispatcher(TaskSource source, WorkerPool pool, HeldTasks held, WakeSignal wake, QueueClock clock, int batchSize,
-            TaskStore store, ClaimTerms terms, Consumer<List<ClaimedTask>> handBack, TaskEvents events,
-            Duration longestSleep) {
+            TaskStore store, ClaimTerms terms, Consumer<List<ClaimedTask>> handBack, ClaimableTypes claimable,
+            Consumer<List<ClaimedTask>> beyondRoom, TaskEvents events, Duration longestSleep) {
         this.longestSleep = longestSleep;
         this.handBack = handBack;
+        this.claimable = claimable;
+        this.beyondRoom = beyondRoom;
         this.events = events;
         this.store = store;
         this.terms = terms;
@@ -112,6 +124,8 @@ final class Dispatcher {
         this.batchSize = batchSize;
         wake.onAnnounced(this::announced);
         pool.onFreed(this::freed);
+        pool.lanes().onRoomFreed(this::roomFreed);
+        claimable.onResumed(this::roomFreed);
     }
 
     synchronized void start(TaskScheduler scheduler) {
@@ -167,6 +181,14 @@ final class Dispatcher {
         }
     }
 
+    /** A type at its limit has room again, or a paused one was resumed: a round waiting for a time claims it now. */
+    private void roomFreed() {
+        PeriodicJob job = rounds;
+        if (job != null && waiting == Waiting.TIME) {
+            job.runWithin(0);
+        }
+    }
+
     private void round(int generation) {
         nextRoundIn = 0;
         if (!current(generation)) {
@@ -211,7 +233,10 @@ final class Dispatcher {
             return;
         }
         if (!result.tasks().isEmpty()) {
-            handBack.accept(pool.submit(result.tasks(), terms.at(now).until()));
+            List<ClaimedTask> beyond = new ArrayList<>();
+            List<ClaimedTask> fits = claimable.fitting(result.tasks(), beyond);
+            beyondRoom.accept(beyond);
+            handBack.accept(pool.submit(fits, terms.at(now).until()));
             return;
         }
         long wakeAt = Math.min(result.nextAt(), wake.next());

@@ -2,6 +2,7 @@ package io.github.delayqueue.runtime;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 
 import io.github.delayqueue.api.TaskStatus;
 import org.jspecify.annotations.Nullable;
@@ -16,9 +17,15 @@ import org.jspecify.annotations.Nullable;
  * @param redis {@code delay.redis.*}
  * @param hybrid {@code delay.hybrid.*}
  * @param retention {@code delay.retention.*}
+ * @param pausedTypes {@code delay.paused-types}: types this instance does not claim
  */
 record EngineSettings(String instanceId, Worker worker, Jdbc jdbc, Redis redis, Hybrid hybrid,
-        Retention retention) {
+        Retention retention, Set<String> pausedTypes) {
+
+    /** Settings with no type paused by configuration. */
+    EngineSettings(String instanceId, Worker worker, Jdbc jdbc, Redis redis, Hybrid hybrid, Retention retention) {
+        this(instanceId, worker, jdbc, redis, hybrid, retention, Set.of());
+    }
 
     /**
      * How this instance claims and runs tasks.

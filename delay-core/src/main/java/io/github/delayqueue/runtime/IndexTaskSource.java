@@ -3,6 +3,7 @@ package io.github.delayqueue.runtime;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.function.LongSupplier;
@@ -20,6 +21,14 @@ import io.github.delayqueue.store.TaskStore;
  * the sweep grace, which the index lost, oldest first; while the index holds a backlog of due ids it sweeps too, a
  * quarter of a claim at a time, so a lost row is reached no later than the index would have reached it. While the
  * index is unreachable it claims due rows from the database alone.
+ * <p>
+ * It claims only the types the instance can start now ({@link ClaimableTypes}). A popped id of another type (no
+ * handler here, or at its {@code concurrency}) is not put back in the index: its row stays pending, and the sweep of
+ * an instance that can run it claims it once it is {@code sweep-grace} overdue. Putting it back would have every
+ * instance that cannot run it pop it again and again, in a loop as hot as the pops, with the ids it can run waiting
+ * behind it. A type of its own that was paused or at its limit is remembered, and claimed from the database (up to
+ * its room) as soon as it is resumed or has room again, so a type with a backlog runs at its {@code concurrency}, not
+ * at the sweep's pace, and a resumed type's overdue tasks run at once.
  */
 final class IndexTaskSource implements TaskSource {
 
@@ -41,6 +50,14 @@ final class IndexTaskSource implements TaskSource {
 
     private final long claimAheadMillis;
 
+    private final ClaimableTypes claimable;
+
+    /**
+     * Served types whose popped ids were left in the database because the type could not be claimed then (at its
+     * limit): claimed from the database as soon as they have room, not only by the sweep.
+     */
+    private final Set<String> leftInDatabase = new HashSet<>();
+
     private final long[] shardHeads;
 
     /** The queue clock, read again after a pop: one that answered late must not claim with a lease already spent. */
@@ -57,7 +74,8 @@ final class IndexTaskSource implements TaskSource {
     private boolean backlog;
 
     IndexTaskSource(Indexer indexer, TaskStore store, ClaimTerms terms, TaskEvents events, EngineSettings settings,
-            LongSupplier clock) {
+            LongSupplier clock, ClaimableTypes claimable) {
+        this.claimable = claimable;
         this.indexer = indexer;
         this.clock = clock;
         this.latePopMillis = terms.leaseMillis() / 10;
@@ -76,6 +94,11 @@ final class IndexTaskSource implements TaskSource {
     @Override
     public FetchResult fetch(long now, int limit) {
         List<ClaimedTask> claimed = new ArrayList<>();
+        Set<String> types = claimable.now();
+        if (types.isEmpty()) {
+            // nothing to claim: every type paused or at its limit, or none served; the index keeps its ids
+            return new FetchResult(claimed, now + Math.min(pollMillis, maxWaitMillis));
+        }
         if (now >= nextSweepAt) {
             nextSweepAt = now + sweepIntervalMillis;
             // During a backlog most rows overdue past the grace still wait in the index, so the sweep takes only a
@@ -83,7 +106,7 @@ final class IndexTaskSource implements TaskSource {
             // (popped by an instance that died before its claim) is reached in due order instead of after the
             // backlog drains.
             int share = backlog ? Math.max(1, limit / 4) : limit;
-            int swept = claimPending(now - sweepGraceMillis, share, now, claimed);
+            int swept = claimPending(now - sweepGraceMillis, share, now, types, claimed);
             if (swept > 0) {
                 events.recovered(TaskEvents.RecoveryReason.SWEEP, swept);
             }
@@ -91,8 +114,9 @@ final class IndexTaskSource implements TaskSource {
                 nextSweepAt = now; // Redis was flushed, say: keep sweeping until the database has no such rows
             }
         }
+        claimLeftInDatabase(now + claimAheadMillis, limit, now, claimed);
         if (!indexer.available()) {
-            claimPending(now, limit - claimed.size(), now, claimed);
+            claimPending(now, limit - claimed.size(), now, types, claimed);
             return new FetchResult(claimed, Math.min(now + pollMillis, nextSweepAt));
         }
         int room = limit - claimed.size();
@@ -108,7 +132,7 @@ final class IndexTaskSource implements TaskSource {
         if (!popped.isEmpty()) {
             List<ClaimedTask> won;
             try {
-                won = store.claimIds(popped, dueBy, terms.at(now));
+                won = store.claimIds(popped, dueBy, types, terms.at(now));
             }
             catch (RuntimeException ex) {
                 // Put them back, due now, rather than leave them to the sweep grace.
@@ -116,7 +140,7 @@ final class IndexTaskSource implements TaskSource {
                 throw ex;
             }
             if (won.size() < popped.size()) {
-                requeueSkipped(popped, won, now);
+                requeueSkipped(popped, won, types, now);
             }
             claimed.addAll(won);
         }
@@ -132,18 +156,48 @@ final class IndexTaskSource implements TaskSource {
     /**
      * Popped ids the claim did not win were mostly taken by others (a conflict, counted); but a row another
      * transaction held for a moment is skipped by {@code SKIP LOCKED} while still pending: put those back in the
-     * index rather than leave them to the sweep grace.
+     * index rather than leave them to the sweep grace. A pending row of a type this instance cannot start now stays
+     * out of the index (see the class comment).
      */
-    private void requeueSkipped(List<Long> popped, List<ClaimedTask> won, long now) {
+    private void requeueSkipped(List<Long> popped, List<ClaimedTask> won, Set<String> types, long now) {
         Set<Long> lost = new HashSet<>(popped);
         won.forEach(task -> lost.remove(task.id()));
-        List<DueTask> stillPending = store.pendingAmong(lost);
+        List<DueTask> locked = store.pendingAmong(lost, claimable.now());
         // not before a short pause: a row locked for longer (an open transaction) must not be popped in a hot loop
-        indexer.add(stillPending.stream()
+        indexer.add(locked.stream()
             .map(task -> new DueTask(task.id(), Math.max(task.dueAt(), now + LOCKED_RETRY_MILLIS)))
             .toList());
-        if (lost.size() > stillPending.size()) {
-            events.claimConflicts(lost.size() - stillPending.size());
+        if (lost.size() > locked.size()) {
+            int pending = store.pendingAmong(lost).size(); // the locked ones and those of other types
+            if (pending > locked.size()) {
+                leftInDatabase.addAll(claimable.servedButNotNow());
+            }
+            if (lost.size() > pending) {
+                events.claimConflicts(lost.size() - pending);
+            }
+        }
+    }
+
+    /**
+     * Claims, up to their room and until {@code into} holds {@code limit}, pending rows of the types whose popped ids
+     * were left in the database.
+     */
+    private void claimLeftInDatabase(long dueBy, int limit, long now, List<ClaimedTask> into) {
+        if (leftInDatabase.isEmpty()) {
+            return;
+        }
+        Iterator<String> types = leftInDatabase.iterator();
+        while (types.hasNext() && into.size() < limit) {
+            String type = types.next();
+            int room = Math.min(claimable.room(type), limit - into.size());
+            if (room <= 0) {
+                continue; // still paused or at its limit
+            }
+            List<ClaimedTask> claimed = store.claimDue(TaskStatus.QUEUED, dueBy, room, Set.of(type), terms.at(now));
+            into.addAll(claimed);
+            if (claimed.size() < room) {
+                types.remove(); // none left in the database now; the index has the rest
+            }
         }
     }
 
@@ -164,14 +218,14 @@ final class IndexTaskSource implements TaskSource {
     }
 
     /** Claims pending rows due by {@code dueBy} straight from the database, {@code QUEUED} first. */
-    private int claimPending(long dueBy, int limit, long now, List<ClaimedTask> into) {
+    private int claimPending(long dueBy, int limit, long now, Set<String> types, List<ClaimedTask> into) {
         int before = into.size();
         if (limit > 0) {
-            into.addAll(store.claimDue(TaskStatus.QUEUED, dueBy, limit, terms.at(now)));
+            into.addAll(store.claimDue(TaskStatus.QUEUED, dueBy, limit, types, terms.at(now)));
         }
         int room = limit - (into.size() - before);
         if (room > 0) {
-            into.addAll(store.claimDue(TaskStatus.SCHEDULED, dueBy, room, terms.at(now)));
+            into.addAll(store.claimDue(TaskStatus.SCHEDULED, dueBy, room, types, terms.at(now)));
         }
         return into.size() - before;
     }

@@ -12,7 +12,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * Each task type's share of the pool: at most its handler's {@code concurrency} running at once (no limit when it
  * declares none, or the type has no handler), the rest of its tasks queued in claim order, claimed, with their lease
- * kept.
+ * kept. It also counts the tasks of each type the pool holds (claimed and not yet done), so that a type is claimed
+ * only up to twice its {@code concurrency} ({@link #room}): as many as may run, and as many again ready to start as
+ * each ends (so a quick type with a limit does not wait for a claim between two tasks). A type at its limit with a
+ * backlog then takes no more claim slots than that from the other types, and what waits of it starts within one of
+ * its handler runs.
  */
 final class TypeLanes {
 
@@ -20,8 +24,36 @@ final class TypeLanes {
 
     private final Map<String, Lane> lanes = new ConcurrentHashMap<>();
 
+    /** Told when a type at its limit gets room again: the dispatcher may claim it now. */
+    private volatile Runnable roomFreed = () -> {
+    };
+
     TypeLanes(HandlerRegistry registry) {
         this.registry = registry;
+    }
+
+    void onRoomFreed(Runnable listener) {
+        this.roomFreed = listener;
+    }
+
+    /** The pool took a claimed task of {@code type}: it counts against the type's room until {@link #done}. */
+    void held(String type) {
+        lane(type).held(1);
+    }
+
+    /** A held task of {@code type} left the pool: it ran, or was given up or handed back without starting. */
+    void done(String type) {
+        if (lane(type).held(-1)) {
+            roomFreed.run();
+        }
+    }
+
+    /**
+     * How many more tasks of {@code type} may be claimed now: twice its {@code concurrency} less the tasks of it
+     * held; {@link Integer#MAX_VALUE} for a type without a limit.
+     */
+    int room(String type) {
+        return lane(type).room();
     }
 
     /** A task ready to start: returned when its type has room (it counts as running then), queued otherwise. */
@@ -50,6 +82,9 @@ final class TypeLanes {
 
         private int running;
 
+        /** Tasks of the type the pool holds: on a timer, queued here, waiting for a thread or running. */
+        private int held;
+
         private final ArrayDeque<Held> waiting = new ArrayDeque<>();
 
         Lane(int limit) {
@@ -63,6 +98,22 @@ final class TypeLanes {
             }
             waiting.add(entry);
             return null;
+        }
+
+        /** Counts {@code delta} more held tasks; {@code true} when that took the lane from its limit to below it. */
+        synchronized boolean held(int delta) {
+            boolean wasFull = held >= claimLimit();
+            held += delta;
+            return wasFull && held < claimLimit();
+        }
+
+        synchronized int room() {
+            return limit == Integer.MAX_VALUE ? Integer.MAX_VALUE : (int) Math.max(0, claimLimit() - held);
+        }
+
+        /** The most tasks of the type held at once: its limit running, as many again ready to start. */
+        private long claimLimit() {
+            return limit == Integer.MAX_VALUE ? Long.MAX_VALUE : 2L * limit;
         }
 
         synchronized @Nullable Held next() {

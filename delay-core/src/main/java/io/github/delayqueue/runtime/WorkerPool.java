@@ -133,6 +133,11 @@ final class WorkerPool {
         startWaiting(); // anything a rejection left waiting
     }
 
+    /** Each type's share of the pool, and how many more of a type may be claimed. */
+    TypeLanes lanes() {
+        return lanes;
+    }
+
     /** How many tasks the pool may hold right now. */
     int capacity() {
         return holdLimit.limit();
@@ -160,6 +165,7 @@ final class WorkerPool {
         holdLimit.take(tasks.size());
         long now = clock.nowMicros();
         for (ClaimedTask task : tasks) {
+            lanes.held(task.type());
             Held entry = held.add(task, leaseUntil);
             long wait = task.dueAt() * 1_000 - now;
             if (wait > 0) {
@@ -283,6 +289,7 @@ final class WorkerPool {
                     entry.task.id(), ex);
         }
         finally {
+            lanes.done(entry.task.type());
             holdLimit.release();
             Held next = lanes.next(entry.task.type());
             if (next != null) {

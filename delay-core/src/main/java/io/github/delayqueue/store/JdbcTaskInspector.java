@@ -32,6 +32,8 @@ class JdbcTaskInspector implements TaskInspector {
 
     static final String OLDEST_DUE = "SELECT MIN(due_at) FROM %1$s WHERE status = ?";
 
+    static final String OLDEST_DUE_WHERE = "SELECT MIN(due_at) FROM %1$s WHERE %2$s";
+
     static final String FIRST_DUE_TIMES = "SELECT due_at FROM %1$s WHERE status = ? ORDER BY due_at LIMIT ?";
 
     static final String MAX_ID = "SELECT MAX(id) FROM %1$s";
@@ -156,6 +158,23 @@ class JdbcTaskInspector implements TaskInspector {
             return new Overdue(Count.exact(0), null);
         }
         return new Overdue(count(overdueRows, dueBefore), oldest);
+    }
+
+    @Override
+    public Overdue overdueOfOtherTypes(long dueBefore, Set<String> types) {
+        if (types.isEmpty()) {
+            return overdue(dueBefore);
+        }
+        String where = "status IN ('SCHEDULED', 'QUEUED') AND due_at < ? AND task_type NOT IN ("
+                + TaskSql.placeholders(types.size()) + ")";
+        List<Object> args = new ArrayList<>();
+        args.add(dueBefore);
+        args.addAll(types);
+        Long oldest = jdbc.queryForObject(OLDEST_DUE_WHERE.formatted(table, where), Long.class, args.toArray());
+        if (oldest == null) {
+            return new Overdue(Count.exact(0), null);
+        }
+        return new Overdue(count(rows(where), args.toArray()), oldest);
     }
 
     @Override

@@ -65,6 +65,12 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
 
     private final String nextDue;
 
+    private final String pausedTypes;
+
+    private final String pause;
+
+    private final String resume;
+
     private final String selectTypeForUpdate;
 
     private final String selectIdByKeyForUpdate;
@@ -92,6 +98,10 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
     public JdbcTaskStore(DataSource dataSource, String table, Duration claimTimeout) {
         // quoted in every statement: a reserved word works too
         this.table = TableNames.quoted(TableNames.requireValidTaskTable(table));
+        String paused = TableNames.quoted(TableNames.pausedTypesTable(table));
+        this.pausedTypes = TaskSql.PAUSED_TYPES.formatted(paused);
+        this.pause = TaskSql.PAUSE.formatted(paused);
+        this.resume = TaskSql.RESUME.formatted(paused);
         this.dataSource = dataSource;
         this.jdbc = new JdbcTemplate(dataSource);
         this.own = new OwnConnection(dataSource, jdbc);
@@ -153,8 +163,18 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
     }
 
     @Override
+    public List<ClaimedTask> claimDue(TaskStatus status, long dueBy, int limit, Set<String> types, Lease lease) {
+        return engine.call(() -> claims.due(status, dueBy, limit, types, lease));
+    }
+
+    @Override
     public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Lease lease) {
         return engine.call(() -> claims.ids(ids, dueBy, lease));
+    }
+
+    @Override
+    public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Set<String> types, Lease lease) {
+        return engine.call(() -> claims.ids(ids, dueBy, types, lease));
     }
 
     @Override
@@ -224,9 +244,49 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
     }
 
     @Override
+    public List<DueTask> pendingAmong(Collection<Long> ids, Set<String> types) {
+        if (ids.isEmpty() || types.isEmpty()) {
+            return List.of();
+        }
+        String select = TaskSql.forIdsAndTypes(TaskSql.SELECT_PENDING_AMONG_OF_TYPES, table, ids.size(),
+                types.size());
+        List<Object> args = new ArrayList<>(ids);
+        args.addAll(types);
+        return engine.call(() -> engineJdbc.query(select, TaskRows.DUE, args.toArray()));
+    }
+
+    @Override
     public OptionalLong nextDue(TaskStatus status) {
         Long min = engine.call(() -> engineJdbc.queryForObject(nextDue, Long.class, status.name()));
         return min == null ? OptionalLong.empty() : OptionalLong.of(min);
+    }
+
+    @Override
+    public OptionalLong nextDue(TaskStatus status, Set<String> types) {
+        if (types.isEmpty()) {
+            return OptionalLong.empty();
+        }
+        String select = TaskSql.NEXT_DUE_OF_TYPES.formatted(table, TaskSql.placeholders(types.size()));
+        List<Object> args = new ArrayList<>();
+        args.add(status.name());
+        args.addAll(types);
+        Long min = engine.call(() -> engineJdbc.queryForObject(select, Long.class, args.toArray()));
+        return min == null ? OptionalLong.empty() : OptionalLong.of(min);
+    }
+
+    @Override
+    public Set<String> pausedTypes() {
+        return Set.copyOf(engine.call(() -> engineJdbc.queryForList(pausedTypes, String.class)));
+    }
+
+    @Override
+    public boolean pause(String type, long now) {
+        return engineJdbc.update(pause, type, now) > 0;
+    }
+
+    @Override
+    public boolean resume(String type) {
+        return engineJdbc.update(resume, type) > 0;
     }
 
     // --- user operations --------------------------------------------------------------------------------------

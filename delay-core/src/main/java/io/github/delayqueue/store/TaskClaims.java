@@ -42,6 +42,39 @@ final class TaskClaims {
                 t -> markRunning(t, t.query(selectDue, TaskRows.JUST_CLAIMED, status.name(), dueBy, limit), lease));
     }
 
+    /** See {@link TaskStore#claimDue(TaskStatus, long, int, java.util.Set, Lease)}. */
+    List<ClaimedTask> due(TaskStatus status, long dueBy, int limit, Collection<String> types, Lease lease) {
+        if (limit <= 0 || types.isEmpty()) {
+            return List.of();
+        }
+        String select = TaskSql.SELECT_DUE_OF_TYPES_FOR_CLAIM.formatted(table, TaskSql.placeholders(types.size()));
+        Object[] args = new Object[types.size() + 3];
+        args[0] = status.name();
+        args[1] = dueBy;
+        int p = 2;
+        for (String type : types) {
+            args[p++] = type;
+        }
+        args[p] = limit;
+        return connection.inTransaction(t -> markRunning(t, t.query(select, TaskRows.JUST_CLAIMED, args), lease));
+    }
+
+    /** See {@link TaskStore#claimIds(Collection, long, java.util.Set, Lease)}. */
+    List<ClaimedTask> ids(Collection<Long> ids, long dueBy, Collection<String> types, Lease lease) {
+        if (ids.isEmpty() || types.isEmpty()) {
+            return List.of();
+        }
+        String select = TaskSql.forIdsAndTypes(TaskSql.SELECT_IDS_OF_TYPES_FOR_CLAIM, table, ids.size(), types.size());
+        Object[] args = TaskSql.args(new Object[0], ids, dueBy);
+        Object[] all = new Object[args.length + types.size()];
+        System.arraycopy(args, 0, all, 0, args.length);
+        int p = args.length;
+        for (String type : types) {
+            all[p++] = type;
+        }
+        return connection.inTransaction(t -> markRunning(t, t.query(select, TaskRows.JUST_CLAIMED, all), lease));
+    }
+
     /** See {@link TaskStore#claimIds}. */
     List<ClaimedTask> ids(Collection<Long> ids, long dueBy, Lease lease) {
         if (ids.isEmpty()) {

@@ -44,6 +44,13 @@ public interface TaskInspector {
     Overdue overdue(long dueBefore);
 
     /**
+     * Pending tasks due before {@code dueBefore} whose type is not among {@code types}, and the oldest due time: on
+     * an instance that runs {@code types}, the overdue tasks it will never claim, which wait for an instance (or
+     * another application on the same table) with their handler. All overdue tasks when {@code types} is empty.
+     */
+    Overdue overdueOfOtherTypes(long dueBefore, Set<String> types);
+
+    /**
      * The delays requested ({@code due_at - created_at}) by the {@code sample} most recently scheduled tasks that
      * still carry their first due time, counted at or below each of {@code boundsMillis} (ascending).
      */

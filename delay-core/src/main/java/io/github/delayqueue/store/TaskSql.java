@@ -55,6 +55,18 @@ final class TaskSql {
             WHERE id IN (%2$s) AND status IN ('SCHEDULED', 'QUEUED') AND due_at <= ?
             FOR UPDATE SKIP LOCKED""";
 
+    /** {@link #SELECT_DUE_FOR_CLAIM} of some types: %2$s lists them. */
+    static final String SELECT_DUE_OF_TYPES_FOR_CLAIM = "SELECT " + CLAIM_COLUMNS + " FROM %1$s\n" + """
+            WHERE status = ? AND due_at <= ? AND task_type IN (%2$s)
+            ORDER BY due_at
+            LIMIT ?
+            FOR UPDATE SKIP LOCKED""";
+
+    /** {@link #SELECT_IDS_FOR_CLAIM} of some types: %2$s lists the ids, %3$s the types. */
+    static final String SELECT_IDS_OF_TYPES_FOR_CLAIM = "SELECT " + CLAIM_COLUMNS + " FROM %1$s\n" + """
+            WHERE id IN (%2$s) AND status IN ('SCHEDULED', 'QUEUED') AND due_at <= ? AND task_type IN (%3$s)
+            FOR UPDATE SKIP LOCKED""";
+
     /** Claims of this process whose answer it lost: claimed, never started, lease still well ahead. */
     static final String SELECT_CLAIMED_BY = "SELECT " + CLAIM_COLUMNS + " FROM %1$s\n" + """
             WHERE status = 'RUNNING' AND owner = ? AND lease_until > ? AND started_at IS NULL""";
@@ -142,7 +154,23 @@ final class TaskSql {
     static final String SELECT_PENDING_AMONG = """
             SELECT id, due_at FROM %1$s WHERE id IN (%2$s) AND status IN ('SCHEDULED', 'QUEUED')""";
 
+    /** %2$s lists the ids, %3$s the types. */
+    static final String SELECT_PENDING_AMONG_OF_TYPES = """
+            SELECT id, due_at FROM %1$s
+            WHERE id IN (%2$s) AND status IN ('SCHEDULED', 'QUEUED') AND task_type IN (%3$s)""";
+
     static final String NEXT_DUE = "SELECT MIN(due_at) FROM %1$s WHERE status = ?";
+
+    /** %2$s lists the types. */
+    static final String NEXT_DUE_OF_TYPES = "SELECT MIN(due_at) FROM %1$s WHERE status = ? AND task_type IN (%2$s)";
+
+    /** %1$s is the quoted table of paused types. */
+    static final String PAUSED_TYPES = "SELECT task_type FROM %1$s";
+
+    /** A pause already there keeps its time: pausing twice is one pause. */
+    static final String PAUSE = "INSERT IGNORE INTO %1$s (task_type, paused_at) VALUES (?, ?)";
+
+    static final String RESUME = "DELETE FROM %1$s WHERE task_type = ?";
 
     /** A task that has not started: pending, or a follow-up waiting for its key's running task. */
     static final String CANCEL = """
@@ -300,6 +328,11 @@ final class TaskSql {
     /** A statement that names {@code count} rows by id. */
     static String forIds(String template, String table, int count) {
         return template.formatted(table, placeholders(count));
+    }
+
+    /** A statement that names {@code ids} ids ({@code %2$s}) and {@code types} types ({@code %3$s}). */
+    static String forIdsAndTypes(String template, String table, int ids, int types) {
+        return template.formatted(table, placeholders(ids), placeholders(types));
     }
 
     /** A statement that names {@code count} claims: their ids, then their (id, claim) pairs. */

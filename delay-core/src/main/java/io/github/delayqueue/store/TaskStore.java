@@ -66,8 +66,22 @@ public interface TaskStore {
      */
     List<ClaimedTask> claimDue(TaskStatus status, long dueBy, int limit, Lease lease);
 
+    /**
+     * Like {@link #claimDue(TaskStatus, long, int, Lease)}, but only tasks whose type is among {@code types}: the
+     * engine claims only the types it can start now (it has their handler, they are not paused, they are below their
+     * {@code concurrency}), so a task of another type stays pending for an instance that runs it. Empty {@code types}
+     * claim nothing.
+     */
+    List<ClaimedTask> claimDue(TaskStatus status, long dueBy, int limit, Set<String> types, Lease lease);
+
     /** Claims those of {@code ids} that are still pending and due by {@code dueBy}; the rest are left alone. */
     List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Lease lease);
+
+    /**
+     * Like {@link #claimIds(Collection, long, Lease)}, but only tasks whose type is among {@code types}; the others
+     * stay pending. Empty {@code types} claim nothing.
+     */
+    List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Set<String> types, Lease lease);
 
     /**
      * Every task {@code RUNNING} under {@code owner}, not started, whose lease ends after {@code leaseAfter}: after a
@@ -130,8 +144,26 @@ public interface TaskStore {
     /** Those of {@code ids} that are still pending ({@code SCHEDULED} or {@code QUEUED}), with their due times. */
     List<DueTask> pendingAmong(Collection<Long> ids);
 
+    /** Those of {@code ids} that are still pending and of one of {@code types}, with their due times. */
+    List<DueTask> pendingAmong(Collection<Long> ids, Set<String> types);
+
     /** The earliest due time among tasks in {@code status}. */
     OptionalLong nextDue(TaskStatus status);
+
+    /** The earliest due time among tasks in {@code status} whose type is among {@code types}; empty for none. */
+    OptionalLong nextDue(TaskStatus status, Set<String> types);
+
+    /**
+     * The task types paused on every instance that shares this store: no instance claims their tasks, which stay
+     * pending until {@link #resume}. Read by every engine every second, so it must be cheap.
+     */
+    Set<String> pausedTypes();
+
+    /** Pauses {@code type} for every instance sharing the store; {@code false} when it was paused already. */
+    boolean pause(String type, long now);
+
+    /** Resumes a paused type; {@code false} when it was not paused. */
+    boolean resume(String type);
 
     /** Cancels a pending task; its type when it was cancelled, empty when it was not pending. */
     Optional<String> cancel(long id, long now);

@@ -39,7 +39,8 @@ class DatabaseTaskSourceTest {
     private final DatabaseTaskSource source = source(store, "me");
 
     private static DatabaseTaskSource source(InMemoryTaskStore store, String owner) {
-        return new DatabaseTaskSource(store, new ClaimTerms(owner, Duration.ofSeconds(30)), POLL, CLAIM_AHEAD);
+        return new DatabaseTaskSource(store, new ClaimTerms(owner, Duration.ofSeconds(30)), POLL, CLAIM_AHEAD,
+                () -> Set.of("t"));
     }
 
     @Test
@@ -79,6 +80,26 @@ class DatabaseTaskSourceTest {
         assertThat(source.fetch(T0, 10)).isEqualTo(new FetchResult(List.of(), T0 + 100 - CLAIM_AHEAD));
 
         assertThat(source.fetch(T0 + 75, 10).tasks()).hasSize(1);
+    }
+
+    /**
+     * A task of a type this instance does not run stays pending for one that does, and an overdue one of them does
+     * not keep the idle source looking (it sleeps the poll interval, as with nothing due).
+     */
+    @Test
+    void itClaimsOnlyTheTypesItCanStartAndIsNotKeptAwakeByOthers() {
+        long unserved = store.insert(List.of(new NewTask("other", null, "{}", T0 - 100, TaskStatus.SCHEDULED, null)),
+                T0).get(0).id();
+        long served = insert(T0 - 10, TaskStatus.SCHEDULED);
+
+        assertThat(source.fetch(T0, 10).tasks()).extracting(ClaimedTask::id).containsExactly(served);
+        assertThat(source.fetch(T0, 10).tasks()).isEmpty();
+        assertThat(source.fetch(T0, 10)).as("idle: the unserved task does not wake it")
+            .isEqualTo(new FetchResult(List.of(), T0 + POLL));
+        assertThat(store.find(unserved).orElseThrow().status()).isEqualTo(TaskStatus.SCHEDULED);
+        DatabaseTaskSource none = new DatabaseTaskSource(store, new ClaimTerms("me", Duration.ofSeconds(30)), POLL,
+                CLAIM_AHEAD, Set::of);
+        assertThat(none.fetch(T0, 10)).as("no type to claim").isEqualTo(new FetchResult(List.of(), T0 + POLL));
     }
 
     /** Rows an earlier hybrid run left QUEUED are no one else's in jdbc mode: an idle source takes them at times. */
@@ -159,8 +180,8 @@ class DatabaseTaskSourceTest {
         volatile boolean locked;
 
         @Override
-        public List<ClaimedTask> claimDue(TaskStatus status, long dueBy, int limit, Lease lease) {
-            return locked ? List.of() : super.claimDue(status, dueBy, limit, lease);
+        public List<ClaimedTask> claimDue(TaskStatus status, long dueBy, int limit, Set<String> types, Lease lease) {
+            return locked ? List.of() : super.claimDue(status, dueBy, limit, types, lease);
         }
     }
 }

@@ -2,6 +2,7 @@ package io.github.delayqueue.runtime;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.handler.Backoff;
@@ -42,6 +43,8 @@ class DispatcherTest {
         };
         Dispatcher dispatcher = new Dispatcher(failing, pool, held, wake, clock, 100, store,
                 new ClaimTerms("test", Duration.ofSeconds(30)), tasks -> {
+                }, new ClaimableTypes(registry, pool.lanes(),
+                        new PausedTypes(new InMemoryTaskStore(), Set.of())), tasks -> {
                 }, TaskEvents.NONE, Duration.ofSeconds(1));
         dispatcher.start(TestScheduler.SHARED);
         Thread.sleep(2_000);

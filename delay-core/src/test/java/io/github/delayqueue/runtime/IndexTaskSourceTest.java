@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.api.TaskStatus;
@@ -64,15 +65,18 @@ class IndexTaskSourceTest {
     private long clockAfterPop = T0;
 
     private IndexTaskSource source(InMemoryTaskStore store) {
-        EngineSettings settings = new EngineSettings("me",
+        return new IndexTaskSource(indexer, store, new ClaimTerms("me", Duration.ofSeconds(30)), events, settings(),
+                () -> clockAfterPop, Handlers.claiming("t"));
+    }
+
+    private static EngineSettings settings() {
+        return new EngineSettings("me",
                 new EngineSettings.Worker(4, 0, 100, Duration.ofMillis(CLAIM_AHEAD), Duration.ofSeconds(30),
                         Duration.ofSeconds(20), Duration.ofSeconds(5), null),
                 new EngineSettings.Jdbc(Duration.ofMillis(POLL)), new EngineSettings.Redis(Duration.ofMillis(MAX_WAIT)),
                 new EngineSettings.Hybrid(Duration.ofMillis(SWEEP_GRACE), Duration.ofMillis(SWEEP_INTERVAL),
                         Duration.ofSeconds(30), 1_000),
                 new EngineSettings.Retention(Map.of(), Duration.ofMinutes(1), 1_000));
-        return new IndexTaskSource(indexer, store, new ClaimTerms("me", Duration.ofSeconds(30)), events, settings,
-                () -> clockAfterPop);
     }
 
     @Test
@@ -121,6 +125,30 @@ class IndexTaskSourceTest {
         assertThat(conflicts).as("still pending, so no conflict").hasValue(0);
         assertThat(index.pop(0, T0 + TaskSource.LOCKED_RETRY_MILLIS - 1, 10).ids()).isEmpty();
         assertThat(index.pop(0, T0 + TaskSource.LOCKED_RETRY_MILLIS, 10).ids()).containsExactly(id);
+    }
+
+    /**
+     * A popped id of a type this instance cannot start is not claimed and not put back (every instance that cannot
+     * run it would pop it in a loop): its row stays pending, and the sweep of one that can claims it after the grace.
+     */
+    @Test
+    void aPoppedIdOfATypeItDoesNotRunStaysPendingOutOfTheIndexForTheSweepOfOneThatDoes() {
+        InMemoryTaskStore store = new InMemoryTaskStore();
+        long other = store.insert(List.of(new NewTask("other", null, "{}", T0 - 10, TaskStatus.QUEUED, null)), T0)
+            .get(0).id();
+        index.add(List.of(new IndexEntry(other, T0 - 10)));
+        long mine = queued(store, T0 - 5);
+
+        FetchResult result = source(store).fetch(T0, 10);
+
+        assertThat(result.tasks()).extracting(ClaimedTask::id).containsExactly(mine);
+        assertThat(store.find(other).orElseThrow().status()).isEqualTo(TaskStatus.QUEUED);
+        assertThat(index.size(0)).as("not put back").isZero();
+        assertThat(conflicts).as("not taken by another instance").hasValue(0);
+        IndexTaskSource servesIt = new IndexTaskSource(indexer, store, new ClaimTerms("it", Duration.ofSeconds(30)),
+                events, settings(), () -> clockAfterPop, Handlers.claiming("other"));
+        assertThat(servesIt.fetch(T0 - 10 + SWEEP_GRACE, 10).tasks()).as("swept once overdue by the grace")
+            .extracting(ClaimedTask::id).containsExactly(other);
     }
 
     @Test
@@ -175,9 +203,9 @@ class IndexTaskSourceTest {
         List<Lease> leases = new ArrayList<>();
         InMemoryTaskStore store = new InMemoryTaskStore() {
             @Override
-            public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Lease lease) {
+            public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Set<String> types, Lease lease) {
                 leases.add(lease);
-                return super.claimIds(ids, dueBy, lease);
+                return super.claimIds(ids, dueBy, types, lease);
             }
         };
         long id = queued(store, T0 - 10);
@@ -211,8 +239,8 @@ class IndexTaskSourceTest {
         volatile boolean locked;
 
         @Override
-        public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Lease lease) {
-            return locked ? List.of() : super.claimIds(ids, dueBy, lease);
+        public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Set<String> types, Lease lease) {
+            return locked ? List.of() : super.claimIds(ids, dueBy, types, lease);
         }
     }
 
@@ -220,7 +248,7 @@ class IndexTaskSourceTest {
     private static final class FailingStore extends InMemoryTaskStore {
 
         @Override
-        public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Lease lease) {
+        public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Set<String> types, Lease lease) {
             throw new IllegalStateException("database gone");
         }
     }

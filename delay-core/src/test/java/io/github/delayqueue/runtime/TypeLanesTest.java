@@ -1,6 +1,10 @@
 package io.github.delayqueue.runtime;
 
 import java.lang.reflect.Type;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.api.TaskContext;
 import io.github.delayqueue.handler.HandlerRegistry;
@@ -8,6 +12,7 @@ import io.github.delayqueue.handler.HandlerSettings;
 import io.github.delayqueue.handler.TaskHandler;
 import io.github.delayqueue.runtime.HeldTasks.Held;
 import io.github.delayqueue.store.ClaimedTask;
+import io.github.delayqueue.test.InMemoryTaskStore;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
@@ -68,5 +73,38 @@ class TypeLanesTest {
         assertThat(lanes.next("one")).as("none waits: the lane has room again").isNull();
         Held fifth = held(5, "one");
         assertThat(lanes.offer(fifth)).isSameAs(fifth);
+    }
+
+    /** A type is claimed only up to twice its concurrency: what the pool holds of it counts, run or waiting. */
+    @Test
+    void aTypesRoomIsTwiceItsConcurrencyLessWhatThePoolHoldsOfIt() {
+        HandlerRegistry registry = new HandlerRegistry();
+        registry.register(handler("two", 2));
+        TypeLanes lanes = new TypeLanes(registry);
+        AtomicInteger freed = new AtomicInteger();
+        lanes.onRoomFreed(freed::incrementAndGet);
+
+        assertThat(lanes.room("two")).isEqualTo(4);
+        for (int i = 0; i < 4; i++) {
+            lanes.held("two");
+        }
+        assertThat(lanes.room("two")).as("two running, two ready: at its limit").isZero();
+        assertThat(lanes.room("unlimited")).isEqualTo(Integer.MAX_VALUE);
+        lanes.done("two");
+        assertThat(lanes.room("two")).isEqualTo(1);
+        assertThat(freed).as("told once, when it left its limit").hasValue(1);
+        lanes.done("two");
+        assertThat(freed).hasValue(1);
+
+        ClaimableTypes claimable = new ClaimableTypes(registry, lanes,
+                new PausedTypes(new InMemoryTaskStore(), Set.of()));
+        lanes.held("two");
+        List<ClaimedTask> beyond = new ArrayList<>();
+        List<ClaimedTask> fits = claimable.fitting(List.of(held(1, "two").task, held(2, "other").task,
+                held(3, "two").task, held(4, "two").task), beyond);
+        assertThat(fits).extracting(ClaimedTask::id).as("one more of 'two', and the rest").containsExactly(1L, 2L);
+        assertThat(beyond).extracting(ClaimedTask::id).containsExactly(3L, 4L);
+        lanes.held("two");
+        assertThat(claimable.now()).as("a type at its limit is not claimed").isEmpty();
     }
 }

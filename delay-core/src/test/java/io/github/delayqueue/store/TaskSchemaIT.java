@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 class TaskSchemaIT {
 
     /** The migrations in {@code db/delay/migration}. */
-    private static final int MIGRATIONS = 4;
+    private static final int MIGRATIONS = 5;
 
     @Test
     void createsTheTaskTableWithItsColumnsAndIndexes() {
@@ -54,6 +54,9 @@ class TaskSchemaIT {
                 Integer.class)).isEqualTo(1);
         assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM delay_schema_history WHERE success = 1 AND version = '3'",
                 Integer.class)).isEqualTo(1);
+        assertThat(jdbc.queryForList("SELECT column_name FROM information_schema.columns WHERE table_schema = ? "
+                + "AND table_name = 'delay_task_paused_types' ORDER BY ordinal_position", String.class, db.name()))
+            .as("the types paused on every instance").containsExactly("task_type", "paused_at");
     }
 
     @Test

@@ -26,7 +26,17 @@ public abstract class UnsupportedTaskStore implements TaskStore {
     }
 
     @Override
+    public List<ClaimedTask> claimDue(TaskStatus status, long dueBy, int limit, Set<String> types, Lease lease) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
     public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Lease lease) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Set<String> types, Lease lease) {
         throw new UnsupportedOperationException();
     }
 
@@ -76,7 +86,32 @@ public abstract class UnsupportedTaskStore implements TaskStore {
     }
 
     @Override
+    public List<DueTask> pendingAmong(Collection<Long> ids, Set<String> types) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Set<String> pausedTypes() {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public boolean pause(String type, long now) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public boolean resume(String type) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
     public OptionalLong nextDue(TaskStatus status) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public OptionalLong nextDue(TaskStatus status, Set<String> types) {
         throw new UnsupportedOperationException();
     }
 

@@ -71,6 +71,17 @@ public class InMemoryTaskInspector implements TaskInspector {
     }
 
     @Override
+    public Overdue overdueOfOtherTypes(long dueBefore, Set<String> types) {
+        return store.locked(rows -> {
+            List<Long> due = rows.stream()
+                .filter(row -> row.status.isPending() && row.dueAt < dueBefore && !types.contains(row.type))
+                .map(row -> row.dueAt)
+                .toList();
+            return new Overdue(Count.exact(due.size()), due.isEmpty() ? null : Collections.min(due));
+        });
+    }
+
+    @Override
     public CumulativeCounts requestedDelays(List<Long> boundsMillis, int sample) {
         return store.locked(rows -> {
             long maxId = rows.stream().mapToLong(row -> row.id).max().orElse(Long.MIN_VALUE);

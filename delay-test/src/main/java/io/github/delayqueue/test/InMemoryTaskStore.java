@@ -18,6 +18,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -62,6 +63,8 @@ public class InMemoryTaskStore implements TaskStore {
     private final Object lock = new Object();
 
     private final NavigableMap<Long, Row> rows = new TreeMap<>();
+
+    private final Set<String> paused = ConcurrentHashMap.newKeySet();
 
     /** The ids of each key's tasks, oldest first: at most one of them live, at most one waiting. */
     private final Map<Identity, List<Long>> idsByKey = new HashMap<>();
@@ -156,12 +159,39 @@ public class InMemoryTaskStore implements TaskStore {
     }
 
     @Override
+    public List<ClaimedTask> claimDue(TaskStatus status, long dueBy, int limit, Set<String> types, Lease lease) {
+        if (!status.isPending()) {
+            throw new IllegalArgumentException("Only pending tasks can be claimed, not " + status);
+        }
+        if (limit <= 0) {
+            return List.of();
+        }
+        synchronized (lock) {
+            return select(row -> row.status == status && row.dueAt <= dueBy && types.contains(row.type), DUE_ORDER,
+                    limit).stream()
+                .map(row -> row.claim(lease))
+                .toList();
+        }
+    }
+
+    @Override
     public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Lease lease) {
+        return claimIdsOf(ids, dueBy, null, lease);
+    }
+
+    @Override
+    public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Set<String> types, Lease lease) {
+        return claimIdsOf(ids, dueBy, types, lease);
+    }
+
+    /** The ids' pending due rows, of {@code types} ({@code null}: of any type). */
+    private List<ClaimedTask> claimIdsOf(Collection<Long> ids, long dueBy, @Nullable Set<String> types, Lease lease) {
         synchronized (lock) {
             List<ClaimedTask> claimed = new ArrayList<>();
             for (long id : new TreeSet<>(ids)) {
                 Row row = rows.get(id);
-                if (row != null && row.status.isPending() && row.dueAt <= dueBy) {
+                if (row != null && row.status.isPending() && row.dueAt <= dueBy
+                        && (types == null || types.contains(row.type))) {
                     claimed.add(row.claim(lease));
                 }
             }
@@ -363,10 +393,46 @@ public class InMemoryTaskStore implements TaskStore {
     }
 
     @Override
+    public List<DueTask> pendingAmong(Collection<Long> ids, Set<String> types) {
+        synchronized (lock) {
+            Set<Long> wanted = new HashSet<>(ids);
+            return select(row -> wanted.contains(row.id) && row.status.isPending() && types.contains(row.type), null,
+                    Integer.MAX_VALUE).stream()
+                .map(row -> new DueTask(row.id, row.dueAt))
+                .toList();
+        }
+    }
+
+    @Override
     public OptionalLong nextDue(TaskStatus status) {
         synchronized (lock) {
             return rows.values().stream().filter(row -> row.status == status).mapToLong(row -> row.dueAt).min();
         }
+    }
+
+    @Override
+    public OptionalLong nextDue(TaskStatus status, Set<String> types) {
+        synchronized (lock) {
+            return rows.values().stream()
+                .filter(row -> row.status == status && types.contains(row.type))
+                .mapToLong(row -> row.dueAt)
+                .min();
+        }
+    }
+
+    @Override
+    public Set<String> pausedTypes() {
+        return Set.copyOf(paused);
+    }
+
+    @Override
+    public boolean pause(String type, long now) {
+        return paused.add(type);
+    }
+
+    @Override
+    public boolean resume(String type) {
+        return paused.remove(type);
     }
 
     // --- user operations --------------------------------------------------------------------------------------

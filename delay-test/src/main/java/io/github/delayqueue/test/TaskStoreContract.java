@@ -565,6 +565,32 @@ public abstract class TaskStoreContract {
         assertThat(store.claimIds(List.of(), T0, lease("a", T0 + 30_000))).isEmpty();
     }
 
+    /**
+     * The engine claims only the types it can start (it has their handler, they are not paused or at their limit):
+     * a task of another type stays pending, whichever way it is claimed, for an instance that runs it.
+     */
+    @Test
+    void typedClaimsTakeOnlyTasksOfTheGivenTypesAndLeaveTheRestPending() {
+        long other = insert(task("other", null, T0 - 9, TaskStatus.QUEUED, null));
+        long first = insert(task("a", null, T0 - 5, TaskStatus.QUEUED, null));
+        long second = insert(task("b", null, T0 - 1, TaskStatus.QUEUED, null));
+        long otherById = insert(task("other", null, T0 - 3, TaskStatus.SCHEDULED, null));
+        long byId = insert(task("a", null, T0 - 3, TaskStatus.SCHEDULED, null));
+
+        assertThat(store.claimDue(TaskStatus.QUEUED, T0, 1, Set.of("a", "b"), lease("a", T0 + 30_000)))
+            .extracting(ClaimedTask::id).containsExactly(first);
+        assertThat(store.claimDue(TaskStatus.QUEUED, T0, 10, Set.of("a", "b"), lease("a", T0 + 30_000)))
+            .extracting(ClaimedTask::id).containsExactly(second);
+        assertThat(store.claimDue(TaskStatus.QUEUED, T0, 10, Set.of(), lease("a", T0 + 30_000))).isEmpty();
+        assertThat(store.claimIds(List.of(otherById, byId, other), T0, Set.of("a"), lease("a", T0 + 30_000)))
+            .extracting(ClaimedTask::id).containsExactly(byId);
+        assertThat(store.claimIds(List.of(otherById), T0, Set.of(), lease("a", T0 + 30_000))).isEmpty();
+        assertThat(view(other).status()).isEqualTo(TaskStatus.QUEUED);
+        assertThat(view(otherById).status()).isEqualTo(TaskStatus.SCHEDULED);
+        assertThat(store.claimDue(TaskStatus.QUEUED, T0, 10, Set.of("other"), lease("b", T0 + 30_000)))
+            .extracting(ClaimedTask::id).containsExactly(other);
+    }
+
     @Test
     void concurrentClaimersTakeDisjointTasksAndTogetherTakeAll() throws Exception {
         Set<Long> ids = new HashSet<>();
@@ -1054,6 +1080,40 @@ public abstract class TaskStoreContract {
         assertThat(store.pendingAmong(List.of(scheduled, queued, running, cancelled, 999_999L)))
             .containsExactlyInAnyOrder(new DueTask(scheduled, T0 + 5), new DueTask(queued, T0 + 6));
         assertThat(store.pendingAmong(List.of())).isEmpty();
+    }
+
+    @Test
+    void pendingAmongOfTypesNamesOnlyThoseOfTheTypes() {
+        long a = insert(task("a", null, T0 + 5, TaskStatus.SCHEDULED, null));
+        long b = insert(task("b", null, T0 + 6, TaskStatus.QUEUED, null));
+
+        assertThat(store.pendingAmong(List.of(a, b), Set.of("b", "c"))).containsExactly(new DueTask(b, T0 + 6));
+        assertThat(store.pendingAmong(List.of(a, b), Set.of())).isEmpty();
+        assertThat(store.pendingAmong(List.of(), Set.of("a"))).isEmpty();
+    }
+
+    @Test
+    void nextDueOfTypesIsTheEarliestDueTimeOfThoseTypes() {
+        insert(task("other", null, T0 + 5, TaskStatus.SCHEDULED, null));
+        insert(task("a", null, T0 + 50, TaskStatus.SCHEDULED, null));
+        insert(task("b", null, T0 + 20, TaskStatus.SCHEDULED, null));
+
+        assertThat(store.nextDue(TaskStatus.SCHEDULED, Set.of("a", "b"))).isEqualTo(OptionalLong.of(T0 + 20));
+        assertThat(store.nextDue(TaskStatus.SCHEDULED, Set.of("c"))).isEmpty();
+        assertThat(store.nextDue(TaskStatus.SCHEDULED, Set.of())).isEmpty();
+    }
+
+    /** A pause is shared by every instance on the store, once, until resumed. */
+    @Test
+    void aPausedTypeIsPausedForEveryInstanceUntilResumed() {
+        TaskStore other = anotherInstance();
+        assertThat(store.pause("contract.paused", T0)).isTrue();
+        assertThat(other.pause("contract.paused", T0 + 1)).as("paused already").isFalse();
+        assertThat(other.pausedTypes()).contains("contract.paused").doesNotContain("contract.other");
+
+        assertThat(other.resume("contract.paused")).isTrue();
+        assertThat(store.resume("contract.paused")).as("resumed already").isFalse();
+        assertThat(store.pausedTypes()).doesNotContain("contract.paused");
     }
 
     @Test

@@ -186,14 +186,11 @@ abstract class DelayQueueTesterScenarios {
     }
 
     @Test
-    void aTaskNoHandlerServesIsDeadLetteredAndSaysSo() {
-        queue.schedule("nobody.serves", "payload", Duration.ZERO);
+    void aTaskNoHandlerServesWaitsPendingForOneThatDoes() {
+        long id = queue.schedule("nobody.serves", "payload", Duration.ZERO);
 
-        TaskRun run = tester.runDue().list().get(0);
-
-        assertThat(run.outcome()).isEqualTo(TaskEvents.Outcome.FAILED);
-        assertThat(run.failure()).isEqualTo(TaskEvents.Failure.NO_HANDLER);
-        assertThat(queue.find(run.id())).map(TaskView::status).hasValue(TaskStatus.FAILED);
+        assertThat(tester.runDue().list()).as("not claimed: no handler here").isEmpty();
+        assertThat(queue.find(id)).map(TaskView::status).get().matches(TaskStatus::isPending, "pending");
     }
 
     @Test

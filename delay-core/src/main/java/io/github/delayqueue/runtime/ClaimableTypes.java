@@ -1,0 +1,93 @@
+package io.github.delayqueue.runtime;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import io.github.delayqueue.handler.HandlerRegistry;
+import io.github.delayqueue.store.ClaimedTask;
+
+/**
+ * The task types this instance claims now: those it has a handler for, less those paused ({@link PausedTypes}) and
+ * those at their claim limit, twice their {@code concurrency} ({@link TypeLanes#room}). A task of a type it has no
+ * handler for is never claimed here, so it waits, pending, for an instance that runs it (a newer version in a rolling
+ * deploy, another application on the same table) instead of failing on one that cannot. A paused type's tasks stay
+ * pending on every instance until it is resumed. A type at its limit is left out of the claims until one of its tasks
+ * is done, so its backlog takes no claim slot another type could use. Asked before every claim.
+ */
+final class ClaimableTypes {
+
+    private final HandlerRegistry registry;
+
+    private final TypeLanes lanes;
+
+    private final PausedTypes paused;
+
+    ClaimableTypes(HandlerRegistry registry, TypeLanes lanes, PausedTypes paused) {
+        this.registry = registry;
+        this.lanes = lanes;
+        this.paused = paused;
+    }
+
+    /** The types a claim may take now; empty when there are none, and then nothing is claimed. */
+    Set<String> now() {
+        Set<String> types = new HashSet<>();
+        for (String type : registry.types()) {
+            if (!paused.paused(type) && lanes.room(type) > 0) {
+                types.add(type);
+            }
+        }
+        return types;
+    }
+
+    /** How many more tasks of {@code type} may be claimed now: none while it is paused, else its room. */
+    int room(String type) {
+        return paused.paused(type) ? 0 : lanes.room(type);
+    }
+
+    /** The types this instance has handlers for that it cannot claim now: paused, or at their limit. */
+    Set<String> servedButNotNow() {
+        Set<String> types = new HashSet<>(registry.types());
+        types.removeAll(now());
+        return types;
+    }
+
+    /** Tells {@code listener} when a paused type is resumed: its overdue tasks should be claimed at once. */
+    void onResumed(Runnable listener) {
+        paused.onResumed(listener);
+    }
+
+    /** The types this instance has handlers for, whether or not it can start one now. */
+    Set<String> served() {
+        return registry.types();
+    }
+
+    /**
+     * Splits a claim, in its order, into what fits each type's room ({@code fits}) and what is beyond it
+     * ({@code beyond}, to hand back): a claim takes up to its size of whatever is due, and may bring more of a type
+     * that had room for one than that one.
+     */
+    void fit(List<ClaimedTask> claimed, List<ClaimedTask> fits, List<ClaimedTask> beyond) {
+        Map<String, Integer> room = new HashMap<>();
+        for (ClaimedTask task : claimed) {
+            int left = room.computeIfAbsent(task.type(), lanes::room);
+            if (left > 0) {
+                fits.add(task);
+                room.put(task.type(), left == Integer.MAX_VALUE ? left : left - 1);
+            }
+            else {
+                beyond.add(task);
+            }
+        }
+    }
+
+    /** {@link #fit} for a caller that hands back what is beyond the room itself: what fits. */
+    List<ClaimedTask> fitting(List<ClaimedTask> claimed, List<ClaimedTask> beyond) {
+        List<ClaimedTask> fits = new ArrayList<>(claimed.size());
+        fit(claimed, fits, beyond);
+        return fits;
+    }
+}
