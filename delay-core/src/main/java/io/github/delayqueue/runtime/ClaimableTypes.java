@@ -43,6 +43,19 @@ final class ClaimableTypes {
         return types;
     }
 
+    /**
+     * How many tasks one claim may bring now: the room of the claimable types together ({@link Integer#MAX_VALUE}
+     * when one of them has no limit). A claim of a single type with a backlog would otherwise bring a whole batch of
+     * it and hand back all but its room, at every task of it that ends.
+     */
+    int room() {
+        long room = 0;
+        for (String type : now()) {
+            room = Math.min(Integer.MAX_VALUE, room + lanes.room(type));
+        }
+        return (int) room;
+    }
+
     /** How many more tasks of {@code type} may be claimed now: none while it is paused, else its room. */
     int room(String type) {
         return paused.paused(type) ? 0 : lanes.room(type);

@@ -212,7 +212,8 @@ final class Dispatcher {
             }
         }
         waiting = Waiting.TIME;
-        free = Math.min(Math.max(free, pool.free()), batchSize);
+        // no more than the claimable types have room for (at least 1: with none, the source claims nothing)
+        free = Math.min(Math.min(Math.max(free, pool.free()), batchSize), Math.max(1, claimable.room()));
         long now = clock.now();
         FetchResult result;
         try {
