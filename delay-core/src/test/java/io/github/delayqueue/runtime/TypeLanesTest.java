@@ -1,19 +1,14 @@
 package io.github.delayqueue.runtime;
 
-import java.lang.reflect.Type;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.delayqueue.api.TaskContext;
 import io.github.delayqueue.handler.HandlerRegistry;
-import io.github.delayqueue.handler.HandlerSettings;
-import io.github.delayqueue.handler.TaskHandler;
 import io.github.delayqueue.runtime.HeldTasks.Held;
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.test.InMemoryTaskStore;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -25,38 +20,10 @@ class TypeLanesTest {
         return new Held(new ClaimedTask(id, type, null, "null", 0, 1, null, 0, 1), Long.MAX_VALUE);
     }
 
-    private static TaskHandler handler(String type, int concurrency) {
-        return new TaskHandler() {
-            @Override
-            public String type() {
-                return type;
-            }
-
-            @Override
-            public HandlerSettings settings() {
-                return new HandlerSettings(null, null, concurrency);
-            }
-
-            @Override
-            public @Nullable Type payloadType() {
-                return null;
-            }
-
-            @Override
-            public void handle(@Nullable Object payload, TaskContext context) {
-            }
-
-            @Override
-            public String description() {
-                return type;
-            }
-        };
-    }
-
     @Test
     void aTypeAtItsLimitQueuesInClaimOrder() {
         HandlerRegistry registry = new HandlerRegistry();
-        registry.register(handler("one", 1));
+        registry.register(Handlers.handler("one", 1));
         TypeLanes lanes = new TypeLanes(registry);
         Held first = held(1, "one");
         Held second = held(2, "one");
@@ -79,7 +46,7 @@ class TypeLanesTest {
     @Test
     void aTypesRoomIsTwiceItsConcurrencyLessWhatThePoolHoldsOfIt() {
         HandlerRegistry registry = new HandlerRegistry();
-        registry.register(handler("two", 2));
+        registry.register(Handlers.handler("two", 2));
         TypeLanes lanes = new TypeLanes(registry);
         AtomicInteger freed = new AtomicInteger();
         lanes.onRoomFreed(freed::incrementAndGet);
