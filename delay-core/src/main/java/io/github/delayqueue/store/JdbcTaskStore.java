@@ -270,8 +270,8 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
         List<Object> args = new ArrayList<>();
         args.add(status.name());
         args.addAll(types);
-        Long min = engine.call(() -> engineJdbc.queryForObject(select, Long.class, args.toArray()));
-        return min == null ? OptionalLong.empty() : OptionalLong.of(min);
+        List<Long> first = engine.call(() -> engineJdbc.queryForList(select, Long.class, args.toArray()));
+        return first.isEmpty() ? OptionalLong.empty() : OptionalLong.of(first.get(0));
     }
 
     @Override

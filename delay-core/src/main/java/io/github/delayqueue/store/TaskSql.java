@@ -161,8 +161,13 @@ final class TaskSql {
 
     static final String NEXT_DUE = "SELECT MIN(due_at) FROM %1$s WHERE status = ?";
 
-    /** %2$s lists the types. */
-    static final String NEXT_DUE_OF_TYPES = "SELECT MIN(due_at) FROM %1$s WHERE status = ? AND task_type IN (%2$s)";
+    /**
+     * %2$s lists the types. Not {@code MIN(due_at)}: with a condition on a column outside the {@code (status, due_at)}
+     * index, MariaDB and MySQL plan {@code MIN} as a scan of the whole table (300,000 rows read for one answer); this
+     * walks the index in due order and stops at the first row of one of the types.
+     */
+    static final String NEXT_DUE_OF_TYPES = """
+            SELECT due_at FROM %1$s WHERE status = ? AND task_type IN (%2$s) ORDER BY due_at LIMIT 1""";
 
     /** %1$s is the quoted table of paused types. */
     static final String PAUSED_TYPES = "SELECT task_type FROM %1$s";

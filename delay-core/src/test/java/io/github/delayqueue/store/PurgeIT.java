@@ -139,6 +139,28 @@ class PurgeIT {
         }
     }
 
+    /**
+     * An idle jdbc source asks for the next due time of the types it claims. As {@code MIN(due_at)} with a type
+     * condition, both servers planned it as a scan of the whole table (every future task read at every poll); it must
+     * walk the {@code (status, due_at)} index and stop at the first row of one of the types.
+     */
+    @Test
+    void theNextDueTimeOfSomeTypesReadsTheDueIndexInOrder() {
+        long changedAt = now - 3 * DAY - 11;
+        load(20_000, "SCHEDULED", changedAt);
+        try {
+            jdbc.execute("ANALYZE TABLE delay_task");
+            String nextDue = TaskSql.NEXT_DUE_OF_TYPES.formatted("`delay_task`", TaskSql.placeholders(2));
+            Map<String, Object> read = plan(nextDue, "SCHEDULED", "purge", "other");
+            assertThat(read).as("the next due time of two types, from the (status, due_at) index")
+                .containsEntry("key", "delay_task_status_due");
+            assertThat(String.valueOf(read.get("Extra"))).doesNotContain("filesort");
+        }
+        finally {
+            jdbc.update("DELETE FROM delay_task WHERE updated_at = ?", changedAt);
+        }
+    }
+
     private static Map<String, Object> plan(String sql, Object... args) {
         return jdbc.queryForList("EXPLAIN " + sql, args).get(0);
     }
