@@ -14,6 +14,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 
 import io.github.delayqueue.api.Scheduled;
@@ -1159,6 +1160,55 @@ public abstract class TaskStoreContract {
             .as("the slots of leases run out").hasSize(2);
         assertThat(store.claimDue(TaskStatus.QUEUED, T0 + 30_000, 1, types, ClaimLimits.none(), afterTheLeases))
             .as("no limits, no limit").hasSize(1);
+    }
+
+    /**
+     * Instances claiming a limited type at once never hold more than its limit between them: the count and the claim
+     * are one step. Each claimer counts what it holds before its claim returns and stops counting a task before it
+     * finishes it, so the count here is never above what the store counts.
+     */
+    @Test
+    void concurrentClaimersNeverHoldMoreThanTheClusterLimitBetweenThem() throws Exception {
+        List<NewTask> tasks = new ArrayList<>();
+        for (int i = 0; i < 240; i++) {
+            tasks.add(task("limited", null, T0 - i % 11, TaskStatus.SCHEDULED, null));
+        }
+        store.insert(tasks, T0);
+        ClaimLimits limits = new ClaimLimits(Map.of("limited", new TypeLimit(3, 0)), type -> {
+        });
+        AtomicInteger held = new AtomicInteger();
+        AtomicInteger most = new AtomicInteger();
+        AtomicInteger finished = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(6);
+        try {
+            List<Callable<Void>> claimers = new ArrayList<>();
+            for (int c = 0; c < 6; c++) {
+                TaskStore instance = anotherInstance();
+                Lease lease = lease("owner-" + c, T0 + 60_000);
+                claimers.add(() -> {
+                    while (finished.get() < tasks.size()) {
+                        List<ClaimedTask> claimed = instance.claimDue(TaskStatus.SCHEDULED, T0, 2, Set.of("limited"),
+                                limits, lease);
+                        most.accumulateAndGet(held.addAndGet(claimed.size()), Math::max);
+                        Thread.sleep(claimed.isEmpty() ? 1 : 3);
+                        held.addAndGet(-claimed.size());
+                        instance.finish(claimed.stream()
+                            .map(task -> (Completion) new Completion.Succeeded(task.id(), task.claim()))
+                            .toList(), T0 + 1);
+                        finished.addAndGet(claimed.size());
+                    }
+                    return null;
+                });
+            }
+            for (Future<Void> claimer : pool.invokeAll(claimers, 120, TimeUnit.SECONDS)) {
+                claimer.get();
+            }
+        }
+        finally {
+            pool.shutdownNow();
+        }
+        assertThat(finished.get()).as("every task claimed once").isEqualTo(tasks.size());
+        assertThat(most.get()).as("most held at once across instances").isLessThanOrEqualTo(3).isGreaterThan(1);
     }
 
     /** A limit of starts per second counts what the claims of every instance took of the type in that second. */
