@@ -92,7 +92,7 @@ final class TaskClaims {
                         TaskRows.JUST_CLAIMED, status.name(), dueBy, type, take);
                 claimed.addAll(taken);
                 limitRows.took(t, type, entry.getValue(), taken.size());
-                if (taken.size() == left) {
+                if (entry.getValue().counted() && taken.size() == left) {
                     limits.reached(type);
                 }
             }
@@ -144,14 +144,12 @@ final class TaskClaims {
                     claimed.add(task);
                     taken.put(task.type(), count + 1);
                 }
-                else {
-                    limits.reached(task.type()); // locked until the commit, then pending again
-                }
+                // else: beyond the room, or the type is another claim's now; locked until the commit, then pending
             }
             for (Map.Entry<String, TypeLimitRows.Room> entry : room.entrySet()) {
                 int count = taken.getOrDefault(entry.getKey(), 0);
                 limitRows.took(t, entry.getKey(), entry.getValue(), count);
-                if (entry.getValue().left() == 0 || count == entry.getValue().left()) {
+                if (entry.getValue().counted() && count == entry.getValue().left()) {
                     limits.reached(entry.getKey());
                 }
             }

@@ -181,12 +181,16 @@ final class TaskSql {
     static final String ADD_TYPE_LIMIT = "INSERT IGNORE INTO %1$s (task_type, window_start, window_starts) VALUES %2$s";
 
     /**
-     * Locks the limited types' rows for the claim's transaction, in primary key order (so two claims of overlapping
-     * types queue instead of deadlocking): the claims of a limited type take turns from here to their commit.
+     * Locks the limited types' rows for the claim's transaction: the claims of a limited type take turns from here to
+     * their commit. A row another claim holds is skipped, not waited for: that claim is taking the type now, and a
+     * claim that stalled (its process frozen, its connection cut off) must not hold up every other instance's claims.
      */
     static final String LOCK_TYPE_LIMITS = """
-            SELECT task_type, window_start, window_starts FROM %1$s WHERE task_type IN (%2$s) ORDER BY task_type
-            FOR UPDATE""";
+            SELECT task_type, window_start, window_starts FROM %1$s WHERE task_type IN (%2$s)
+            FOR UPDATE SKIP LOCKED""";
+
+    /** Which of these types have a row, read without a lock: after a lock skipped some, held or missing. */
+    static final String TYPE_LIMITS_THERE = "SELECT task_type FROM %1$s WHERE task_type IN (%2$s)";
 
     /**
      * What runs of each limited type, on every instance: claimed and not finished, under a lease not yet run out (a

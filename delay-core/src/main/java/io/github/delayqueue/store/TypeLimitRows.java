@@ -3,6 +3,7 @@ package io.github.delayqueue.store;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -15,7 +16,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * The cluster-wide limits inside a claim's transaction: locks each limited type's row of {@code <table>_type_limits},
  * counts what runs of the type on every instance, and says how many more a claim may take ({@link #room}); then
  * records the starts it took for a per-second limit ({@link #took}). The lock makes the count and the claim one step
- * across instances: a claim of the same type elsewhere waits for this one's commit, then counts its tasks.
+ * across instances: a claim of the same type elsewhere skips the type while this one holds it, and counts this one's
+ * tasks once it committed.
  */
 final class TypeLimitRows {
 
@@ -44,17 +46,21 @@ final class TypeLimitRows {
     /**
      * Adds the rows of types claimed for the first time, in a statement of its own: inside the claim's transaction
      * the insert's shared lock on a row that exists would meet the {@code FOR UPDATE} of another claim in a deadlock.
+     * Rows already there are found by a plain read first, as an insert of one would wait for a claim that holds it.
      */
     void add(Set<String> types) {
-        List<String> missing = types.stream().filter(type -> !added.contains(type)).sorted().toList();
-        if (missing.isEmpty()) {
+        List<String> unknown = types.stream().filter(type -> !added.contains(type)).sorted().toList();
+        if (unknown.isEmpty()) {
             return;
         }
-        Object[] args = new Object[missing.size()];
-        missing.toArray(args);
-        autocommit.update(TaskSql.ADD_TYPE_LIMIT.formatted(limitsTable,
-                String.join(", ", Collections.nCopies(missing.size(), "(?, 0, 0)"))), args);
-        added.addAll(missing);
+        added.addAll(autocommit.queryForList(TaskSql.TYPE_LIMITS_THERE.formatted(limitsTable,
+                TaskSql.placeholders(unknown.size())), String.class, unknown.toArray()));
+        List<String> missing = unknown.stream().filter(type -> !added.contains(type)).toList();
+        if (!missing.isEmpty()) {
+            autocommit.update(TaskSql.ADD_TYPE_LIMIT.formatted(limitsTable,
+                    String.join(", ", Collections.nCopies(missing.size(), "(?, 0, 0)"))), missing.toArray());
+            added.addAll(missing);
+        }
     }
 
     /**
@@ -69,7 +75,9 @@ final class TypeLimitRows {
         tx.query(TaskSql.LOCK_TYPE_LIMITS.formatted(limitsTable, TaskSql.placeholders(types.size())), rs -> {
             startedThisSecond.put(rs.getString(1), rs.getLong(2) == second ? rs.getInt(3) : 0);
         }, types.toArray());
-        added.removeIf(type -> limits.containsKey(type) && !startedThisSecond.containsKey(type));
+        if (startedThisSecond.size() < types.size()) {
+            forgetMissing(tx, types, startedThisSecond.keySet());
+        }
         List<String> counted = types.stream().filter(type -> limits.getOrDefault(type, NONE).running() > 0).toList();
         Map<String, Integer> running = new HashMap<>();
         if (!counted.isEmpty()) {
@@ -87,7 +95,7 @@ final class TypeLimitRows {
         limits.forEach((type, limit) -> {
             Integer started = startedThisSecond.get(type);
             if (started == null) {
-                result.put(type, new Room(limit, 0, 0, second)); // no row to lock: none this time
+                result.put(type, new Room(limit, 0, 0, second, false)); // another claim's turn: none this time
                 return;
             }
             long left = Integer.MAX_VALUE;
@@ -97,9 +105,21 @@ final class TypeLimitRows {
             if (limit.startsPerSecond() > 0) {
                 left = Math.min(left, limit.startsPerSecond() - started);
             }
-            result.put(type, new Room(limit, (int) Math.max(0, left), started, second));
+            result.put(type, new Room(limit, (int) Math.max(0, left), started, second, true));
         });
         return result;
+    }
+
+    /**
+     * Of the types whose row the lock skipped, forgets those without a row, so that the next claim adds it; the others
+     * are another claim's now. A plain read: an insert here would wait for that claim's lock.
+     */
+    private void forgetMissing(JdbcTemplate tx, List<String> types, Set<String> locked) {
+        List<String> skipped = types.stream().filter(type -> !locked.contains(type)).toList();
+        Set<String> there = new HashSet<>(tx.queryForList(
+                TaskSql.TYPE_LIMITS_THERE.formatted(limitsTable, TaskSql.placeholders(skipped.size())), String.class,
+                skipped.toArray()));
+        skipped.stream().filter(type -> !there.contains(type)).forEach(added::remove);
     }
 
     /** Counts {@code taken} tasks of {@code type} claimed this second, for its per-second limit. */
@@ -115,7 +135,8 @@ final class TypeLimitRows {
      * @param left how many more of the type a claim may take now
      * @param startedThisSecond how many claims took this second
      * @param second the second (epoch milliseconds) they count in
+     * @param counted whether this claim locked the type's row and counted; {@code false} while another claim holds it
      */
-    record Room(TypeLimit limit, int left, int startedThisSecond, long second) {
+    record Room(TypeLimit limit, int left, int startedThisSecond, long second, boolean counted) {
     }
 }
