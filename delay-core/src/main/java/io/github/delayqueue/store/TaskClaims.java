@@ -120,13 +120,7 @@ final class TaskClaims {
         }
         limitRows.add(limited.keySet());
         String select = TaskSql.forIdsAndTypes(TaskSql.SELECT_IDS_OF_TYPES_FOR_CLAIM, table, ids.size(), types.size());
-        Object[] args = TaskSql.args(new Object[0], ids, dueBy);
-        Object[] all = new Object[args.length + types.size()];
-        System.arraycopy(args, 0, all, 0, args.length);
-        int p = args.length;
-        for (String type : types) {
-            all[p++] = type;
-        }
+        Object[] all = idsArgs(ids, dueBy, types);
         return connection.inTransaction(t -> {
             Map<String, TypeLimitRows.Room> room = limitRows.room(t, limited, lease.now());
             List<ClaimedTask> locked = new ArrayList<>(t.query(select, TaskRows.JUST_CLAIMED, all));
@@ -157,6 +151,17 @@ final class TaskClaims {
         });
     }
 
+    private static Object[] idsArgs(Collection<Long> ids, long dueBy, Collection<String> types) {
+        Object[] args = TaskSql.args(new Object[0], ids, dueBy);
+        Object[] all = new Object[args.length + types.size()];
+        System.arraycopy(args, 0, all, 0, args.length);
+        int p = args.length;
+        for (String type : types) {
+            all[p++] = type;
+        }
+        return all;
+    }
+
     private static Object[] dueArgs(TaskStatus status, long dueBy, Collection<String> types, int limit) {
         Object[] args = new Object[types.size() + 3];
         args[0] = status.name();
@@ -175,13 +180,7 @@ final class TaskClaims {
             return List.of();
         }
         String select = TaskSql.forIdsAndTypes(TaskSql.SELECT_IDS_OF_TYPES_FOR_CLAIM, table, ids.size(), types.size());
-        Object[] args = TaskSql.args(new Object[0], ids, dueBy);
-        Object[] all = new Object[args.length + types.size()];
-        System.arraycopy(args, 0, all, 0, args.length);
-        int p = args.length;
-        for (String type : types) {
-            all[p++] = type;
-        }
+        Object[] all = idsArgs(ids, dueBy, types);
         return connection.inTransaction(t -> markRunning(t, t.query(select, TaskRows.JUST_CLAIMED, all), lease));
     }
 
