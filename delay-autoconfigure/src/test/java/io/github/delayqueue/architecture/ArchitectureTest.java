@@ -60,7 +60,7 @@ class ArchitectureTest {
             BASE + ".store.ClaimedTask", BASE + ".store.Completion", BASE + ".store.DueTask",
             BASE + ".store.ExpiredLease", BASE + ".store.InsertOutcomeUnknownException", BASE + ".store.InsertedTask",
             BASE + ".store.Lease", BASE + ".store.NewTask", BASE + ".store.TableNames", BASE + ".store.TaskSchema",
-            BASE + ".store.TaskTable",
+            BASE + ".store.TaskTable", BASE + ".store.ClaimLimits", BASE + ".store.TypeLimit",
             // the index SPI and its Redis implementation
             BASE + ".index.TimeIndex", BASE + ".index.IndexEntry", BASE + ".index.IndexRebuilds",
             BASE + ".index.IndexUnavailableException", BASE + ".index.Popped", BASE + ".index.RedisTimeIndex");

@@ -64,6 +64,30 @@ public @interface DelayedHandler {
     int concurrency() default 0;
 
     /**
+     * Most tasks of this type running at once across every instance that shares the task table: for a third party
+     * that allows only so many calls at a time, whatever the number of instances ({@link #concurrency} holds on each
+     * instance alone). A claim counts the type's tasks that run (or are claimed to run) under a live lease, in the
+     * database, and takes only what is left; a task waits, pending, while the type is at its limit. An instance that
+     * dies gives its share back when its leases expire ({@code delay.worker.lease}), as its tasks are recovered. Each
+     * instance holds the limit its own handler declares: give every instance the same value.
+     *
+     * @return the limit; {@code 0} means none
+     * @since 0.1.0
+     */
+    int clusterConcurrency() default 0;
+
+    /**
+     * Most tasks of this type started per second across every instance that shares the task table: for a third
+     * party that allows only so many calls per second. Counted when a claim takes a task, per second of the queue's
+     * clock (aligned with the database's), so a task handed back unstarted still counts; a task waits, pending, until
+     * a second with room.
+     *
+     * @return the limit; {@code 0} means none
+     * @since 0.1.0
+     */
+    int clusterStartsPerSecond() default 0;
+
+    /**
      * Runs the handler in a transaction of the queue's {@code DataSource} and marks the task {@code SUCCEEDED} in that
      * same transaction: what the handler writes to that database and the task's completion commit together, so a
      * crash after the commit never runs the handler again (effectively once), and a handler that throws rolls back

@@ -66,9 +66,14 @@ final class AnnotatedHandlers {
         if (annotation.concurrency() < 0) {
             throw new IllegalStateException(where + ": concurrency must not be negative");
         }
+        if (annotation.clusterConcurrency() < 0 || annotation.clusterStartsPerSecond() < 0) {
+            throw new IllegalStateException(where + ": clusterConcurrency and clusterStartsPerSecond must not be "
+                    + "negative (0 for no limit)");
+        }
         HandlerSettings settings = new HandlerSettings(annotation.maxAttempts() == 0 ? null : annotation.maxAttempts(),
                 backoff(where, annotation, resolver, defaults), annotation.concurrency(),
-                transactional(where, method, annotation), timeout(where, annotation, resolver));
+                transactional(where, method, annotation), timeout(where, annotation, resolver),
+                annotation.clusterConcurrency(), annotation.clusterStartsPerSecond());
         Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
         return new MethodTaskHandler(type, settings, bean, invocable, method);
     }

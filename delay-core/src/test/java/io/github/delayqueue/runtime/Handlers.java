@@ -34,6 +34,11 @@ final class Handlers {
 
     /** A handler of {@code type} that does nothing, at most {@code concurrency} at once (0: no limit). */
     static TaskHandler handler(String type, int concurrency) {
+        return handler(type, new HandlerSettings(null, null, concurrency));
+    }
+
+    /** A handler of {@code type} that does nothing, with {@code settings}. */
+    static TaskHandler handler(String type, HandlerSettings settings) {
         return new TaskHandler() {
             @Override
             public String type() {
@@ -42,7 +47,7 @@ final class Handlers {
 
             @Override
             public HandlerSettings settings() {
-                return new HandlerSettings(null, null, concurrency);
+                return settings;
             }
 
             @Override

@@ -62,6 +62,33 @@ class JdbcTaskStoreIT {
         return new Lease(owner, now + 30_000, now);
     }
 
+    /**
+     * A claim that stalls while it holds a limited type's row (its process frozen, its connection cut off) holds up
+     * no other claim: the others leave that type out of their round, at once, and take the rest.
+     */
+    @Test
+    void aClaimSkipsALimitedTypeWhoseRowAnotherClaimHoldsAndTakesTheRest() throws Exception {
+        insert(3, "held.limited", now - 1_000);
+        insert(2, "held.free", now - 1_000);
+        Set<String> reached = new HashSet<>();
+        ClaimLimits limits = new ClaimLimits(Map.of("held.limited", new TypeLimit(5, 0)), reached::add);
+        Set<String> types = Set.of("held.limited", "held.free");
+        jdbc.update("INSERT IGNORE INTO delay_task_type_limits (task_type, window_start, window_starts) "
+                + "VALUES ('held.limited', 0, 0)");
+        try (java.sql.Connection stalled = dataSource.getConnection()) {
+            stalled.setAutoCommit(false);
+            try (var lock = stalled.prepareStatement(
+                    "SELECT * FROM delay_task_type_limits WHERE task_type = 'held.limited' FOR UPDATE")) {
+                lock.executeQuery().close();
+            }
+            List<ClaimedTask> claimed = store.claimDue(TaskStatus.SCHEDULED, now, 10, types, limits, claim("b"));
+            assertThat(claimed).extracting(ClaimedTask::type).containsExactly("held.free", "held.free");
+            assertThat(reached).as("not at its limit: only another claim's turn").isEmpty();
+            stalled.rollback();
+        }
+        assertThat(store.claimDue(TaskStatus.SCHEDULED, now, 10, types, limits, claim("b"))).hasSize(3);
+    }
+
     @Test
     void cancelAndClaimRacingForOneTaskHaveExactlyOneWinner() throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(2);
