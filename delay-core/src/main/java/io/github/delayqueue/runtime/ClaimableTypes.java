@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 
 import io.github.delayqueue.handler.HandlerRegistry;
+import io.github.delayqueue.store.ClaimLimits;
 import io.github.delayqueue.store.ClaimedTask;
 
 /**
@@ -16,7 +17,8 @@ import io.github.delayqueue.store.ClaimedTask;
  * handler for is never claimed here, so it waits, pending, for an instance that runs it (a newer version in a rolling
  * deploy, another application on the same table) instead of failing on one that cannot. A paused type's tasks stay
  * pending on every instance until it is resumed. A type at its limit is left out of the claims until one of its tasks
- * is done, so its backlog takes no claim slot another type could use. Asked before every claim.
+ * is done, so its backlog takes no claim slot another type could use. A type a claim found at its cluster-wide limit
+ * ({@link ClusterLimits}) is left out the same way until it may have room again. Asked before every claim.
  */
 final class ClaimableTypes {
 
@@ -26,17 +28,26 @@ final class ClaimableTypes {
 
     private final PausedTypes paused;
 
+    private final ClusterLimits cluster;
+
+    /** Claimable types of handlers without cluster-wide limits (tests). */
     ClaimableTypes(HandlerRegistry registry, TypeLanes lanes, PausedTypes paused) {
+        this(registry, lanes, paused, new ClusterLimits(registry, System::currentTimeMillis, 1_000));
+    }
+
+    ClaimableTypes(HandlerRegistry registry, TypeLanes lanes, PausedTypes paused, ClusterLimits cluster) {
         this.registry = registry;
         this.lanes = lanes;
         this.paused = paused;
+        this.cluster = cluster;
+        lanes.onDone(cluster::done);
     }
 
     /** The types a claim may take now; empty when there are none, and then nothing is claimed. */
     Set<String> now() {
         Set<String> types = new HashSet<>();
         for (String type : registry.types()) {
-            if (!paused.paused(type) && lanes.room(type) > 0) {
+            if (!paused.paused(type) && lanes.room(type) > 0 && !cluster.atLimit(type)) {
                 types.add(type);
             }
         }
@@ -56,9 +67,19 @@ final class ClaimableTypes {
         return (int) room;
     }
 
-    /** How many more tasks of {@code type} may be claimed now: none while it is paused, else its room. */
+    /** How many more tasks of {@code type} may be claimed now: none while it is paused or at its cluster limit. */
     int room(String type) {
-        return paused.paused(type) ? 0 : lanes.room(type);
+        return paused.paused(type) || cluster.atLimit(type) ? 0 : lanes.room(type);
+    }
+
+    /** The cluster-wide limits a claim of {@code types} must hold. */
+    ClaimLimits limits(Set<String> types) {
+        return cluster.of(types);
+    }
+
+    /** When a type left out at its cluster-wide limit is to be tried again; {@link Long#MAX_VALUE} when none is. */
+    long nextRecheck() {
+        return cluster.nextRecheck();
     }
 
     /** The types this instance has handlers for that it cannot claim now: paused, or at their limit. */
@@ -68,9 +89,13 @@ final class ClaimableTypes {
         return types;
     }
 
-    /** Tells {@code listener} when a paused type is resumed: its overdue tasks should be claimed at once. */
-    void onResumed(Runnable listener) {
+    /**
+     * Tells {@code listener} when a paused type is resumed, or a type at its cluster-wide limit ended a task here:
+     * its due tasks should be claimed at once.
+     */
+    void onClaimableAgain(Runnable listener) {
         paused.onResumed(listener);
+        cluster.onFreed(listener);
     }
 
     /** The types this instance has handlers for, whether or not it can start one now. */

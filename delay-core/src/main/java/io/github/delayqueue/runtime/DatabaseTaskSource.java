@@ -3,9 +3,11 @@ package io.github.delayqueue.runtime;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.github.delayqueue.api.TaskStatus;
+import io.github.delayqueue.store.ClaimLimits;
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.TaskStore;
 
@@ -30,6 +32,9 @@ final class DatabaseTaskSource implements TaskSource {
 
     private final Supplier<Set<String>> claimable;
 
+    /** The cluster-wide limits a claim of some types holds. */
+    private final Function<Set<String>, ClaimLimits> limits;
+
     private boolean busy = true;
 
     private boolean dueButLocked;
@@ -40,14 +45,20 @@ final class DatabaseTaskSource implements TaskSource {
      * Polls every {@code delay.jdbc.poll-interval} while idle; tasks due within {@code delay.worker.claim-ahead} are
      * claimed already, and the pool starts each when it falls due.
      */
-    DatabaseTaskSource(TaskStore store, ClaimTerms terms, EngineSettings settings, Supplier<Set<String>> claimable) {
+    DatabaseTaskSource(TaskStore store, ClaimTerms terms, EngineSettings settings, ClaimableTypes claimable) {
         this(store, terms, settings.jdbc().pollInterval().toMillis(), settings.worker().claimAhead().toMillis(),
-                claimable);
+                claimable::now, claimable::limits);
     }
 
     DatabaseTaskSource(TaskStore store, ClaimTerms terms, long pollMillis, long claimAheadMillis,
             Supplier<Set<String>> claimable) {
+        this(store, terms, pollMillis, claimAheadMillis, claimable, types -> ClaimLimits.none());
+    }
+
+    DatabaseTaskSource(TaskStore store, ClaimTerms terms, long pollMillis, long claimAheadMillis,
+            Supplier<Set<String>> claimable, Function<Set<String>, ClaimLimits> limits) {
         this.claimable = claimable;
+        this.limits = limits;
         this.store = store;
         this.terms = terms;
         this.pollMillis = pollMillis;
@@ -64,7 +75,8 @@ final class DatabaseTaskSource implements TaskSource {
         if (!busy) {
             if (now >= nextLeftoverCheck) {
                 nextLeftoverCheck = now + LEFTOVER_CHECK_MILLIS;
-                List<ClaimedTask> leftovers = store.claimDue(TaskStatus.QUEUED, now, limit, types, terms.at(now));
+                List<ClaimedTask> leftovers = store.claimDue(TaskStatus.QUEUED, now, limit, types,
+                        limits.apply(types), terms.at(now));
                 if (!leftovers.isEmpty()) {
                     return new FetchResult(leftovers, now);
                 }
@@ -84,7 +96,7 @@ final class DatabaseTaskSource implements TaskSource {
             }
         }
         List<ClaimedTask> claimed = store.claimDue(TaskStatus.SCHEDULED, now + claimAheadMillis, limit, types,
-                terms.at(now));
+                limits.apply(types), terms.at(now));
         dueButLocked = !busy && claimed.isEmpty();
         busy = !claimed.isEmpty();
         return new FetchResult(claimed, now);

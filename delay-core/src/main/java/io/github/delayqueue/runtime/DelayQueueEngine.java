@@ -129,10 +129,11 @@ class DelayQueueEngine {
         this.pool = new WorkerPool(worker.threads(), worker.prefetch(), held, registry, runner, resultWriter, clock,
                 scheduler, handlerExecutor, worker.handlerTimeout());
         this.paused = new PausedTypes(store, settings.pausedTypes());
-        this.claimable = new ClaimableTypes(registry, pool.lanes(), paused);
+        this.claimable = new ClaimableTypes(registry, pool.lanes(), paused,
+                new ClusterLimits(registry, clock::now, settings.jdbc().pollInterval().toMillis()));
         TaskSource source = tiers.indexed()
                 ? new IndexTaskSource(indexer, store, terms, events, settings, clock::now, claimable)
-                : new DatabaseTaskSource(store, terms, settings, claimable::now);
+                : new DatabaseTaskSource(store, terms, settings, claimable);
         this.dispatcher = new Dispatcher(source, pool, held, wake, clock, worker.batchSize(), store, terms,
                 this::handBack, claimable, this::handBackBeyondRoom, events,
                 longest(settings.redis().maxWait(), settings.jdbc().pollInterval()));

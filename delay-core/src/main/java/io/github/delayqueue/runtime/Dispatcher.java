@@ -125,7 +125,7 @@ final class Dispatcher {
         wake.onAnnounced(this::announced);
         pool.onFreed(this::freed);
         pool.lanes().onRoomFreed(this::roomFreed);
-        claimable.onResumed(this::roomFreed);
+        claimable.onClaimableAgain(this::roomFreed);
     }
 
     synchronized void start(TaskScheduler scheduler) {
@@ -240,7 +240,7 @@ final class Dispatcher {
             handBack.accept(pool.submit(fits, terms.at(now).until()));
             return;
         }
-        long wakeAt = Math.min(result.nextAt(), wake.next());
+        long wakeAt = Math.min(Math.min(result.nextAt(), wake.next()), claimable.nextRecheck());
         nextRoundIn = Math.max(0, (wakeAt * 1_000 - clock.nowMicros()) * 1_000);
     }
 

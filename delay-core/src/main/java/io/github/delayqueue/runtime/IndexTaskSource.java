@@ -132,7 +132,7 @@ final class IndexTaskSource implements TaskSource {
         if (!popped.isEmpty()) {
             List<ClaimedTask> won;
             try {
-                won = store.claimIds(popped, dueBy, types, terms.at(now));
+                won = store.claimIds(popped, dueBy, types, claimable.limits(types), terms.at(now));
             }
             catch (RuntimeException ex) {
                 // Put them back, due now, rather than leave them to the sweep grace.
@@ -193,10 +193,13 @@ final class IndexTaskSource implements TaskSource {
             if (room <= 0) {
                 continue; // still paused or at its limit
             }
-            List<ClaimedTask> claimed = store.claimDue(TaskStatus.QUEUED, dueBy, room, Set.of(type), terms.at(now));
+            Set<String> only = Set.of(type);
+            List<ClaimedTask> claimed = store.claimDue(TaskStatus.QUEUED, dueBy, room, only, claimable.limits(only),
+                    terms.at(now));
             into.addAll(claimed);
-            if (claimed.size() < room) {
-                types.remove(); // none left in the database now; the index has the rest
+            if (claimed.size() < room && claimable.room(type) > 0) {
+                // none left in the database now (not held back by a cluster-wide limit); the index has the rest
+                types.remove();
             }
         }
     }
@@ -221,11 +224,13 @@ final class IndexTaskSource implements TaskSource {
     private int claimPending(long dueBy, int limit, long now, Set<String> types, List<ClaimedTask> into) {
         int before = into.size();
         if (limit > 0) {
-            into.addAll(store.claimDue(TaskStatus.QUEUED, dueBy, limit, types, terms.at(now)));
+            into.addAll(store.claimDue(TaskStatus.QUEUED, dueBy, limit, types, claimable.limits(types),
+                    terms.at(now)));
         }
         int room = limit - (into.size() - before);
         if (room > 0) {
-            into.addAll(store.claimDue(TaskStatus.SCHEDULED, dueBy, room, types, terms.at(now)));
+            into.addAll(store.claimDue(TaskStatus.SCHEDULED, dueBy, room, types, claimable.limits(types),
+                    terms.at(now)));
         }
         return into.size() - before;
     }

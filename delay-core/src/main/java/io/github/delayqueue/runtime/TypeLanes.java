@@ -3,6 +3,7 @@ package io.github.delayqueue.runtime;
 import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 import io.github.delayqueue.handler.HandlerRegistry;
 import io.github.delayqueue.handler.TaskHandler;
@@ -28,12 +29,20 @@ final class TypeLanes {
     private volatile Runnable roomFreed = () -> {
     };
 
+    /** Told the type of each held task that leaves the pool. */
+    private volatile Consumer<String> typeDone = type -> {
+    };
+
     TypeLanes(HandlerRegistry registry) {
         this.registry = registry;
     }
 
     void onRoomFreed(Runnable listener) {
         this.roomFreed = listener;
+    }
+
+    void onDone(Consumer<String> listener) {
+        this.typeDone = listener;
     }
 
     /** The pool took a claimed task of {@code type}: it counts against the type's room until {@link #done}. */
@@ -46,6 +55,7 @@ final class TypeLanes {
         if (lane(type).held(-1)) {
             roomFreed.run();
         }
+        typeDone.accept(type);
     }
 
     /**

@@ -109,7 +109,8 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
         this.engineJdbc = new JdbcTemplate(engine);
         this.engineTx = readCommitted(engine);
         this.inserts = new TaskInserts(dataSource, jdbc, this.table);
-        this.claims = new TaskClaims(new ClaimConnection(engine, claimTimeout), engineJdbc, this.table);
+        this.claims = new TaskClaims(new ClaimConnection(engine, claimTimeout), engineJdbc, this.table,
+                TableNames.quoted(TableNames.typeLimitsTable(table)));
         this.writes = new ClaimWrites(engineJdbc, engineTx, this.table);
         this.purge = new TaskPurge(engineJdbc, this.table);
         this.selectForMigration = TaskSql.SELECT_FOR_MIGRATION.formatted(this.table);
@@ -163,8 +164,9 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
     }
 
     @Override
-    public List<ClaimedTask> claimDue(TaskStatus status, long dueBy, int limit, Set<String> types, Lease lease) {
-        return engine.call(() -> claims.due(status, dueBy, limit, types, lease));
+    public List<ClaimedTask> claimDue(TaskStatus status, long dueBy, int limit, Set<String> types, ClaimLimits limits,
+            Lease lease) {
+        return engine.call(() -> claims.due(status, dueBy, limit, types, limits, lease));
     }
 
     @Override
@@ -173,8 +175,9 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
     }
 
     @Override
-    public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Set<String> types, Lease lease) {
-        return engine.call(() -> claims.ids(ids, dueBy, types, lease));
+    public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Set<String> types, ClaimLimits limits,
+            Lease lease) {
+        return engine.call(() -> claims.ids(ids, dueBy, types, limits, lease));
     }
 
     @Override

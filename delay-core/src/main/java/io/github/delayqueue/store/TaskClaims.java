@@ -1,7 +1,13 @@
 package io.github.delayqueue.store;
 
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 import io.github.delayqueue.api.TaskStatus;
 
@@ -24,11 +30,17 @@ final class TaskClaims {
 
     private final String selectClaimedBy;
 
-    /** @param table the quoted table name */
-    TaskClaims(ClaimConnection connection, JdbcTemplate jdbc, String table) {
+    private final TypeLimitRows limitRows;
+
+    /**
+     * @param table the quoted table name
+     * @param limitsTable the quoted name of its {@code <table>_type_limits}
+     */
+    TaskClaims(ClaimConnection connection, JdbcTemplate jdbc, String table, String limitsTable) {
         this.connection = connection;
         this.jdbc = jdbc;
         this.table = table;
+        this.limitRows = new TypeLimitRows(limitsTable, table, jdbc);
         this.selectDue = TaskSql.SELECT_DUE_FOR_CLAIM.formatted(table);
         this.selectClaimedBy = TaskSql.SELECT_CLAIMED_BY.formatted(table);
     }
@@ -48,6 +60,106 @@ final class TaskClaims {
             return List.of();
         }
         String select = TaskSql.SELECT_DUE_OF_TYPES_FOR_CLAIM.formatted(table, TaskSql.placeholders(types.size()));
+        Object[] args = dueArgs(status, dueBy, types, limit);
+        return connection.inTransaction(t -> markRunning(t, t.query(select, TaskRows.JUST_CLAIMED, args), lease));
+    }
+
+    /**
+     * See {@link TaskStore#claimDue(TaskStatus, long, int, Set, ClaimLimits, Lease)}: the limited types first, each up
+     * to the room its limits leave, then the others with what is left of {@code limit}, in one transaction.
+     */
+    List<ClaimedTask> due(TaskStatus status, long dueBy, int limit, Set<String> types, ClaimLimits limits,
+            Lease lease) {
+        Map<String, TypeLimit> limited = limits.of(types);
+        if (limited.isEmpty()) {
+            return due(status, dueBy, limit, types, lease);
+        }
+        if (limit <= 0) {
+            return List.of();
+        }
+        limitRows.add(limited.keySet());
+        Set<String> others = new LinkedHashSet<>(types);
+        others.removeAll(limited.keySet());
+        return connection.inTransaction(t -> {
+            Map<String, TypeLimitRows.Room> room = limitRows.room(t, limited, lease.now());
+            List<ClaimedTask> claimed = new ArrayList<>();
+            for (Map.Entry<String, TypeLimitRows.Room> entry : room.entrySet()) {
+                String type = entry.getKey();
+                int left = entry.getValue().left();
+                int take = Math.min(left, limit - claimed.size());
+                List<ClaimedTask> taken = take <= 0 ? List.of() : t.query(
+                        TaskSql.SELECT_DUE_OF_TYPES_FOR_CLAIM.formatted(table, TaskSql.placeholders(1)),
+                        TaskRows.JUST_CLAIMED, status.name(), dueBy, type, take);
+                claimed.addAll(taken);
+                limitRows.took(t, type, entry.getValue(), taken.size());
+                if (taken.size() == left) {
+                    limits.reached(type);
+                }
+            }
+            if (!others.isEmpty() && claimed.size() < limit) {
+                claimed.addAll(t.query(
+                        TaskSql.SELECT_DUE_OF_TYPES_FOR_CLAIM.formatted(table, TaskSql.placeholders(others.size())),
+                        TaskRows.JUST_CLAIMED, dueArgs(status, dueBy, others, limit - claimed.size())));
+            }
+            claimed.sort(Comparator.comparingLong(ClaimedTask::dueAt));
+            return markRunning(t, claimed, lease);
+        });
+    }
+
+    /**
+     * See {@link TaskStore#claimIds(Collection, long, Set, ClaimLimits, Lease)}: locks the pending rows among
+     * {@code ids}, then claims of each limited type only the earliest due its room allows; the rest stay pending.
+     */
+    List<ClaimedTask> ids(Collection<Long> ids, long dueBy, Set<String> types, ClaimLimits limits, Lease lease) {
+        Map<String, TypeLimit> limited = limits.of(types);
+        if (limited.isEmpty()) {
+            return ids(ids, dueBy, types, lease);
+        }
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        limitRows.add(limited.keySet());
+        String select = TaskSql.forIdsAndTypes(TaskSql.SELECT_IDS_OF_TYPES_FOR_CLAIM, table, ids.size(), types.size());
+        Object[] args = TaskSql.args(new Object[0], ids, dueBy);
+        Object[] all = new Object[args.length + types.size()];
+        System.arraycopy(args, 0, all, 0, args.length);
+        int p = args.length;
+        for (String type : types) {
+            all[p++] = type;
+        }
+        return connection.inTransaction(t -> {
+            Map<String, TypeLimitRows.Room> room = limitRows.room(t, limited, lease.now());
+            List<ClaimedTask> locked = new ArrayList<>(t.query(select, TaskRows.JUST_CLAIMED, all));
+            locked.sort(Comparator.comparingLong(ClaimedTask::dueAt));
+            Map<String, Integer> taken = new HashMap<>();
+            List<ClaimedTask> claimed = new ArrayList<>(locked.size());
+            for (ClaimedTask task : locked) {
+                TypeLimitRows.Room left = room.get(task.type());
+                if (left == null) {
+                    claimed.add(task);
+                    continue;
+                }
+                int count = taken.getOrDefault(task.type(), 0);
+                if (count < left.left()) {
+                    claimed.add(task);
+                    taken.put(task.type(), count + 1);
+                }
+                else {
+                    limits.reached(task.type()); // locked until the commit, then pending again
+                }
+            }
+            for (Map.Entry<String, TypeLimitRows.Room> entry : room.entrySet()) {
+                int count = taken.getOrDefault(entry.getKey(), 0);
+                limitRows.took(t, entry.getKey(), entry.getValue(), count);
+                if (entry.getValue().left() == 0 || count == entry.getValue().left()) {
+                    limits.reached(entry.getKey());
+                }
+            }
+            return markRunning(t, claimed, lease);
+        });
+    }
+
+    private static Object[] dueArgs(TaskStatus status, long dueBy, Collection<String> types, int limit) {
         Object[] args = new Object[types.size() + 3];
         args[0] = status.name();
         args[1] = dueBy;
@@ -56,7 +168,7 @@ final class TaskClaims {
             args[p++] = type;
         }
         args[p] = limit;
-        return connection.inTransaction(t -> markRunning(t, t.query(select, TaskRows.JUST_CLAIMED, args), lease));
+        return args;
     }
 
     /** See {@link TaskStore#claimIds(Collection, long, java.util.Set, Lease)}. */

@@ -177,6 +177,29 @@ final class TaskSql {
 
     static final String RESUME = "DELETE FROM %1$s WHERE task_type = ?";
 
+    /** A limited type's row in {@code <table>_type_limits}, before its first claim; one there already stays. */
+    static final String ADD_TYPE_LIMIT = "INSERT IGNORE INTO %1$s (task_type, window_start, window_starts) VALUES %2$s";
+
+    /**
+     * Locks the limited types' rows for the claim's transaction, in primary key order (so two claims of overlapping
+     * types queue instead of deadlocking): the claims of a limited type take turns from here to their commit.
+     */
+    static final String LOCK_TYPE_LIMITS = """
+            SELECT task_type, window_start, window_starts FROM %1$s WHERE task_type IN (%2$s) ORDER BY task_type
+            FOR UPDATE""";
+
+    /**
+     * What runs of each limited type, on every instance: claimed and not finished, under a lease not yet run out (a
+     * dead instance's tasks stop counting when their lease does). Read after the lock, under READ COMMITTED, so it
+     * sees every claim committed before this one took its turn.
+     */
+    static final String COUNT_RUNNING_OF_TYPES = """
+            SELECT task_type, COUNT(*) FROM %1$s
+            WHERE status = 'RUNNING' AND task_type IN (%2$s) AND lease_until > ?
+            GROUP BY task_type""";
+
+    static final String COUNT_STARTS = "UPDATE %1$s SET window_start = ?, window_starts = ? WHERE task_type = ?";
+
     /** A task that has not started: pending, or a follow-up waiting for its key's running task. */
     static final String CANCEL = """
             UPDATE %1$s SET status = 'CANCELLED', owner = NULL, lease_until = NULL, updated_at = ?

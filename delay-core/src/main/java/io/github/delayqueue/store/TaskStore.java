@@ -72,7 +72,18 @@ public interface TaskStore {
      * {@code concurrency}), so a task of another type stays pending for an instance that runs it. Empty {@code types}
      * claim nothing.
      */
-    List<ClaimedTask> claimDue(TaskStatus status, long dueBy, int limit, Set<String> types, Lease lease);
+    default List<ClaimedTask> claimDue(TaskStatus status, long dueBy, int limit, Set<String> types, Lease lease) {
+        return claimDue(status, dueBy, limit, types, ClaimLimits.none(), lease);
+    }
+
+    /**
+     * Like {@link #claimDue(TaskStatus, long, int, Set, Lease)}, holding the cluster-wide limits of {@code limits}: of
+     * a limited type it takes no more than its limit leaves, counting what every instance runs of it under a live lease
+     * (and, for a start rate, what claims took of it this second), atomically with the claim, and tells
+     * {@code limits} when a limit stopped it ({@link ClaimLimits#reached}).
+     */
+    List<ClaimedTask> claimDue(TaskStatus status, long dueBy, int limit, Set<String> types, ClaimLimits limits,
+            Lease lease);
 
     /** Claims those of {@code ids} that are still pending and due by {@code dueBy}; the rest are left alone. */
     List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Lease lease);
@@ -81,7 +92,16 @@ public interface TaskStore {
      * Like {@link #claimIds(Collection, long, Lease)}, but only tasks whose type is among {@code types}; the others
      * stay pending. Empty {@code types} claim nothing.
      */
-    List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Set<String> types, Lease lease);
+    default List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Set<String> types, Lease lease) {
+        return claimIds(ids, dueBy, types, ClaimLimits.none(), lease);
+    }
+
+    /**
+     * Like {@link #claimIds(Collection, long, Set, Lease)}, holding the cluster-wide limits of {@code limits} as
+     * {@link #claimDue(TaskStatus, long, int, Set, ClaimLimits, Lease)} does: ids of a limited type beyond what its
+     * limit leaves stay pending, earliest due claimed first.
+     */
+    List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Set<String> types, ClaimLimits limits, Lease lease);
 
     /**
      * Every task {@code RUNNING} under {@code owner}, not started, whose lease ends after {@code leaseAfter}: after a

@@ -12,6 +12,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import io.github.delayqueue.api.TaskStatus;
+import io.github.delayqueue.store.ClaimLimits;
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.InsertedTask;
 import io.github.delayqueue.store.Lease;
@@ -180,8 +181,9 @@ class DatabaseTaskSourceTest {
         volatile boolean locked;
 
         @Override
-        public List<ClaimedTask> claimDue(TaskStatus status, long dueBy, int limit, Set<String> types, Lease lease) {
-            return locked ? List.of() : super.claimDue(status, dueBy, limit, types, lease);
+        public List<ClaimedTask> claimDue(TaskStatus status, long dueBy, int limit, Set<String> types,
+                ClaimLimits limits, Lease lease) {
+            return locked ? List.of() : super.claimDue(status, dueBy, limit, types, limits, lease);
         }
     }
 }

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.index.IndexEntry;
+import io.github.delayqueue.store.ClaimLimits;
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.Lease;
 import io.github.delayqueue.store.NewTask;
@@ -203,9 +204,10 @@ class IndexTaskSourceTest {
         List<Lease> leases = new ArrayList<>();
         InMemoryTaskStore store = new InMemoryTaskStore() {
             @Override
-            public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Set<String> types, Lease lease) {
+            public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Set<String> types, ClaimLimits limits,
+                Lease lease) {
                 leases.add(lease);
-                return super.claimIds(ids, dueBy, types, lease);
+                return super.claimIds(ids, dueBy, types, limits, lease);
             }
         };
         long id = queued(store, T0 - 10);
@@ -239,8 +241,9 @@ class IndexTaskSourceTest {
         volatile boolean locked;
 
         @Override
-        public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Set<String> types, Lease lease) {
-            return locked ? List.of() : super.claimIds(ids, dueBy, types, lease);
+        public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Set<String> types, ClaimLimits limits,
+                Lease lease) {
+            return locked ? List.of() : super.claimIds(ids, dueBy, types, limits, lease);
         }
     }
 
@@ -248,7 +251,8 @@ class IndexTaskSourceTest {
     private static final class FailingStore extends InMemoryTaskStore {
 
         @Override
-        public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Set<String> types, Lease lease) {
+        public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Set<String> types, ClaimLimits limits,
+                Lease lease) {
             throw new IllegalStateException("database gone");
         }
     }

@@ -23,7 +23,7 @@ class PausedTypesTest {
     @Test
     void aTypePausedInTheStoreIsLeftOutOnceReadAndComesBackWhenResumed() {
         AtomicInteger resumed = new AtomicInteger();
-        claimable.onResumed(resumed::incrementAndGet);
+        claimable.onClaimableAgain(resumed::incrementAndGet);
         assertThat(claimable.now()).as("c is paused by configuration").containsExactlyInAnyOrder("a", "b");
 
         assertThat(store.pause("a", 1_000)).isTrue();

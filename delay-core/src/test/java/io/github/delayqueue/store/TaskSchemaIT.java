@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 class TaskSchemaIT {
 
     /** The migrations in {@code db/delay/migration}. */
-    private static final int MIGRATIONS = 5;
+    private static final int MIGRATIONS = 6;
 
     @Test
     void createsTheTaskTableWithItsColumnsAndIndexes() {

@@ -31,6 +31,18 @@ public abstract class UnsupportedTaskStore implements TaskStore {
     }
 
     @Override
+    public List<ClaimedTask> claimDue(TaskStatus status, long dueBy, int limit, Set<String> types, ClaimLimits limits,
+            Lease lease) {
+        return claimDue(status, dueBy, limit, types, lease); // a fake without limits overrides the claim above
+    }
+
+    @Override
+    public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Set<String> types, ClaimLimits limits,
+            Lease lease) {
+        return claimIds(ids, dueBy, types, lease);
+    }
+
+    @Override
     public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Lease lease) {
         throw new UnsupportedOperationException();
     }

@@ -29,6 +29,7 @@ import io.github.delayqueue.api.TaskRequest;
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.api.TaskView;
 import io.github.delayqueue.store.ClaimId;
+import io.github.delayqueue.store.ClaimLimits;
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.Completion;
 import io.github.delayqueue.store.DueTask;
@@ -63,6 +64,9 @@ public class InMemoryTaskStore implements TaskStore {
     private final Object lock = new Object();
 
     private final NavigableMap<Long, Row> rows = new TreeMap<>();
+
+    /** Per limited type: the second and how many claims took of it in that second. */
+    private final Map<String, long[]> starts = new HashMap<>();
 
     private final Set<String> paused = ConcurrentHashMap.newKeySet();
 
@@ -159,7 +163,8 @@ public class InMemoryTaskStore implements TaskStore {
     }
 
     @Override
-    public List<ClaimedTask> claimDue(TaskStatus status, long dueBy, int limit, Set<String> types, Lease lease) {
+    public List<ClaimedTask> claimDue(TaskStatus status, long dueBy, int limit, Set<String> types, ClaimLimits limits,
+            Lease lease) {
         if (!status.isPending()) {
             throw new IllegalArgumentException("Only pending tasks can be claimed, not " + status);
         }
@@ -167,35 +172,119 @@ public class InMemoryTaskStore implements TaskStore {
             return List.of();
         }
         synchronized (lock) {
-            return select(row -> row.status == status && row.dueAt <= dueBy && types.contains(row.type), DUE_ORDER,
-                    limit).stream()
-                .map(row -> row.claim(lease))
-                .toList();
+            Quota quota = new Quota(limits, types, lease.now());
+            List<ClaimedTask> claimed = new ArrayList<>();
+            for (Row row : select(row -> row.status == status && row.dueAt <= dueBy && types.contains(row.type),
+                    DUE_ORDER, Integer.MAX_VALUE)) {
+                if (claimed.size() == limit) {
+                    break;
+                }
+                if (quota.take(row.type)) {
+                    claimed.add(row.claim(lease));
+                }
+            }
+            quota.close();
+            return claimed;
         }
     }
 
     @Override
     public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Lease lease) {
-        return claimIdsOf(ids, dueBy, null, lease);
+        return claimIdsOf(ids, dueBy, null, ClaimLimits.none(), lease);
     }
 
     @Override
-    public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Set<String> types, Lease lease) {
-        return claimIdsOf(ids, dueBy, types, lease);
+    public List<ClaimedTask> claimIds(Collection<Long> ids, long dueBy, Set<String> types, ClaimLimits limits,
+            Lease lease) {
+        return claimIdsOf(ids, dueBy, types, limits, lease);
     }
 
-    /** The ids' pending due rows, of {@code types} ({@code null}: of any type). */
-    private List<ClaimedTask> claimIdsOf(Collection<Long> ids, long dueBy, @Nullable Set<String> types, Lease lease) {
+    /** The ids' pending due rows, of {@code types} ({@code null}: of any type), earliest due first. */
+    private List<ClaimedTask> claimIdsOf(Collection<Long> ids, long dueBy, @Nullable Set<String> types,
+            ClaimLimits limits, Lease lease) {
         synchronized (lock) {
-            List<ClaimedTask> claimed = new ArrayList<>();
+            List<Row> pending = new ArrayList<>();
             for (long id : new TreeSet<>(ids)) {
                 Row row = rows.get(id);
                 if (row != null && row.status.isPending() && row.dueAt <= dueBy
                         && (types == null || types.contains(row.type))) {
+                    pending.add(row);
+                }
+            }
+            pending.sort(DUE_ORDER);
+            Quota quota = new Quota(limits, types == null ? Set.of() : types, lease.now());
+            List<ClaimedTask> claimed = new ArrayList<>();
+            for (Row row : pending) {
+                if (quota.take(row.type)) {
                     claimed.add(row.claim(lease));
                 }
             }
+            quota.close();
             return claimed;
+        }
+    }
+
+    /**
+     * The cluster-wide limits of one claim, as the JDBC store holds them: a limited type's room is its running limit
+     * less its rows running under a live lease, and its per-second limit less what claims took of it this second.
+     */
+    private final class Quota {
+
+        private final ClaimLimits limits;
+
+        private final Map<String, Integer> left = new HashMap<>();
+
+        private final Map<String, Integer> taken = new HashMap<>();
+
+        private final long second;
+
+        Quota(ClaimLimits limits, Set<String> types, long now) {
+            this.limits = limits;
+            this.second = Math.floorDiv(now, 1000) * 1000;
+            limits.of(types).forEach((type, limit) -> {
+                long room = Integer.MAX_VALUE;
+                if (limit.running() > 0) {
+                    long running = rows.values().stream().filter(row -> row.status == TaskStatus.RUNNING
+                            && row.type.equals(type) && row.leaseUntil != null && row.leaseUntil > now).count();
+                    room = Math.min(room, limit.running() - running);
+                }
+                if (limit.startsPerSecond() > 0) {
+                    room = Math.min(room, limit.startsPerSecond() - startedIn(type));
+                }
+                left.put(type, (int) Math.max(0, room));
+            });
+        }
+
+        /** Whether a task of {@code type} may be claimed; counts it if so. */
+        boolean take(String type) {
+            Integer room = left.get(type);
+            if (room == null) {
+                return true;
+            }
+            int count = taken.getOrDefault(type, 0);
+            if (count >= room) {
+                return false;
+            }
+            taken.put(type, count + 1);
+            return true;
+        }
+
+        /** Records the starts taken and tells the limits which types took all their room. */
+        void close() {
+            left.forEach((type, room) -> {
+                int count = taken.getOrDefault(type, 0);
+                if (count > 0) {
+                    starts.put(type, new long[] { second, startedIn(type) + count });
+                }
+                if (count == room) {
+                    limits.reached(type);
+                }
+            });
+        }
+
+        private long startedIn(String type) {
+            long[] window = starts.get(type);
+            return window != null && window[0] == second ? window[1] : 0;
         }
     }
 

@@ -14,6 +14,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 
 import io.github.delayqueue.api.Scheduled;
@@ -22,6 +23,7 @@ import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.api.TaskView;
 import io.github.delayqueue.api.TaskView.FailedAttempt;
 import io.github.delayqueue.store.ClaimId;
+import io.github.delayqueue.store.ClaimLimits;
 import io.github.delayqueue.store.ClaimedTask;
 import io.github.delayqueue.store.Completion;
 import io.github.delayqueue.store.DueTask;
@@ -30,6 +32,7 @@ import io.github.delayqueue.store.InsertedTask;
 import io.github.delayqueue.store.Lease;
 import io.github.delayqueue.store.NewTask;
 import io.github.delayqueue.store.TaskStore;
+import io.github.delayqueue.store.TypeLimit;
 import io.github.delayqueue.store.TaskTable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -1114,6 +1117,142 @@ public abstract class TaskStoreContract {
         assertThat(other.resume("contract.paused")).isTrue();
         assertThat(store.resume("contract.paused")).as("resumed already").isFalse();
         assertThat(store.pausedTypes()).doesNotContain("contract.paused");
+    }
+
+    /**
+     * A cluster-wide limit of running tasks counts what every instance runs of the type under a live lease, in the
+     * claim itself: a claim takes only what is left, says when the limit stopped it, and a finished task or a lease
+     * run out (a dead instance's) gives its slot back.
+     */
+    @Test
+    void aClusterLimitOfRunningTasksCountsTheLiveLeasesOfEveryInstance() {
+        for (int i = 0; i < 6; i++) {
+            insert(task("limited", null, T0 - 10 + i, TaskStatus.QUEUED, null));
+        }
+        insert(task("free", null, T0 - 20, TaskStatus.QUEUED, null));
+        insert(task("free", null, T0 - 19, TaskStatus.QUEUED, null));
+        Set<String> reached = new HashSet<>();
+        ClaimLimits limits = new ClaimLimits(Map.of("limited", new TypeLimit(2, 0)), reached::add);
+        Set<String> types = Set.of("limited", "free");
+
+        List<ClaimedTask> first = store.claimDue(TaskStatus.QUEUED, T0, 10, types, limits, lease("a", T0 + 30_000));
+        assertThat(first).extracting(ClaimedTask::type).containsExactlyInAnyOrder("free", "free", "limited", "limited");
+        assertThat(first).filteredOn(task -> task.type().equals("limited")).extracting(ClaimedTask::dueAt)
+            .as("the earliest due").containsExactlyInAnyOrder(T0 - 10, T0 - 9);
+        assertThat(reached).containsExactly("limited");
+
+        reached.clear();
+        TaskStore other = anotherInstance();
+        assertThat(other.claimDue(TaskStatus.QUEUED, T0, 10, types, limits, lease("b", T0 + 30_000)))
+            .as("another instance while two run").isEmpty();
+        assertThat(reached).containsExactly("limited");
+
+        ClaimedTask done = first.stream().filter(task -> task.type().equals("limited")).findFirst().orElseThrow();
+        store.finish(List.of(new Completion.Succeeded(done.id(), done.claim())), T0 + 5);
+        reached.clear();
+        assertThat(other.claimDue(TaskStatus.QUEUED, T0, 10, types, limits, lease("b", T0 + 30_000)))
+            .as("one slot given back by a finished task").hasSize(1);
+        assertThat(reached).containsExactly("limited");
+
+        reached.clear();
+        Lease afterTheLeases = new Lease("c", T0 + 60_000, T0 + 30_000);
+        assertThat(other.claimDue(TaskStatus.QUEUED, T0 + 30_000, 10, types, limits, afterTheLeases))
+            .as("the slots of leases run out").hasSize(2);
+        assertThat(store.claimDue(TaskStatus.QUEUED, T0 + 30_000, 1, types, ClaimLimits.none(), afterTheLeases))
+            .as("no limits, no limit").hasSize(1);
+    }
+
+    /**
+     * Instances claiming a limited type at once never hold more than its limit between them: the count and the claim
+     * are one step. Each claimer counts what it holds before its claim returns and stops counting a task before it
+     * finishes it, so the count here is never above what the store counts.
+     */
+    @Test
+    void concurrentClaimersNeverHoldMoreThanTheClusterLimitBetweenThem() throws Exception {
+        List<NewTask> tasks = new ArrayList<>();
+        for (int i = 0; i < 240; i++) {
+            tasks.add(task("limited", null, T0 - i % 11, TaskStatus.SCHEDULED, null));
+        }
+        store.insert(tasks, T0);
+        ClaimLimits limits = new ClaimLimits(Map.of("limited", new TypeLimit(3, 0)), type -> {
+        });
+        AtomicInteger held = new AtomicInteger();
+        AtomicInteger most = new AtomicInteger();
+        AtomicInteger finished = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(6);
+        try {
+            List<Callable<Void>> claimers = new ArrayList<>();
+            for (int c = 0; c < 6; c++) {
+                TaskStore instance = anotherInstance();
+                Lease lease = lease("owner-" + c, T0 + 60_000);
+                claimers.add(() -> {
+                    while (finished.get() < tasks.size()) {
+                        List<ClaimedTask> claimed = instance.claimDue(TaskStatus.SCHEDULED, T0, 2, Set.of("limited"),
+                                limits, lease);
+                        most.accumulateAndGet(held.addAndGet(claimed.size()), Math::max);
+                        Thread.sleep(claimed.isEmpty() ? 1 : 3);
+                        held.addAndGet(-claimed.size());
+                        instance.finish(claimed.stream()
+                            .map(task -> (Completion) new Completion.Succeeded(task.id(), task.claim()))
+                            .toList(), T0 + 1);
+                        finished.addAndGet(claimed.size());
+                    }
+                    return null;
+                });
+            }
+            for (Future<Void> claimer : pool.invokeAll(claimers, 120, TimeUnit.SECONDS)) {
+                claimer.get();
+            }
+        }
+        finally {
+            pool.shutdownNow();
+        }
+        assertThat(finished.get()).as("every task claimed once").isEqualTo(tasks.size());
+        assertThat(most.get()).as("most held at once across instances").isLessThanOrEqualTo(3).isGreaterThan(1);
+    }
+
+    /** A limit of starts per second counts what the claims of every instance took of the type in that second. */
+    @Test
+    void aClusterLimitOfStartsPerSecondCountsTheClaimsOfEveryInstanceInTheSecond() {
+        List<Long> paced = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            paced.add(insert(task("paced", null, T0 - 10 + i, TaskStatus.SCHEDULED, null)));
+        }
+        Set<String> reached = new HashSet<>();
+        ClaimLimits limits = new ClaimLimits(Map.of("paced", new TypeLimit(0, 3)), reached::add);
+        Set<String> types = Set.of("paced");
+        long second = T0 - Math.floorMod(T0, 1_000);
+
+        assertThat(store.claimDue(TaskStatus.SCHEDULED, T0, 2, types, limits, new Lease("a", T0 + 30_000, second)))
+            .hasSize(2);
+        assertThat(reached).as("stopped by the claim's own size, not the limit").isEmpty();
+        TaskStore other = anotherInstance();
+        assertThat(other.claimDue(TaskStatus.SCHEDULED, T0, 10, types, limits,
+                new Lease("b", T0 + 30_000, second + 999))).as("what is left of the second").hasSize(1);
+        assertThat(reached).containsExactly("paced");
+        assertThat(other.claimDue(TaskStatus.SCHEDULED, T0, 10, types, limits,
+                new Lease("b", T0 + 30_000, second + 999))).isEmpty();
+        assertThat(store.claimIds(paced, T0, types, limits,
+                new Lease("a", T0 + 30_000, second + 500))).as("by id too").isEmpty();
+        assertThat(store.claimDue(TaskStatus.SCHEDULED, T0, 10, types, limits,
+                new Lease("a", T0 + 30_000, second + 1_000))).as("the next second").hasSize(3);
+    }
+
+    /** Popped ids of a limited type beyond its room stay pending, the earliest due claimed first. */
+    @Test
+    void aClaimOfIdsTakesOfALimitedTypeTheEarliestDueItsLimitLeaves() {
+        long late = insert(task("limited", null, T0 - 1, TaskStatus.QUEUED, null));
+        long early = insert(task("limited", null, T0 - 9, TaskStatus.QUEUED, null));
+        long middle = insert(task("limited", null, T0 - 5, TaskStatus.QUEUED, null));
+        long free = insert(task("free", null, T0 - 2, TaskStatus.QUEUED, null));
+        Set<String> reached = new HashSet<>();
+        ClaimLimits limits = new ClaimLimits(Map.of("limited", new TypeLimit(1, 0)), reached::add);
+
+        assertThat(store.claimIds(List.of(late, early, middle, free), T0, Set.of("limited", "free"), limits,
+                lease("a", T0 + 30_000))).extracting(ClaimedTask::id).containsExactlyInAnyOrder(early, free);
+        assertThat(reached).containsExactly("limited");
+        assertThat(view(late).status()).isEqualTo(TaskStatus.QUEUED);
+        assertThat(view(middle).status()).isEqualTo(TaskStatus.QUEUED);
     }
 
     @Test
