@@ -36,9 +36,8 @@ import static org.awaitility.Awaitility.await;
  * comes back with its leases, and its tasks run after them. The survivors run in the test's JVM, as in
  * {@link ProcessKilledReliabilityIT}, each with its own engine, pool and connections: four JVMs starting Spring at once
  * took over a minute per mode on a busy 2-core machine, and a limit kept in the database does not care which JVM
- * claims. Judged from the handlers' {@link Journal}s (every start and
- * end, with the task, the instance and the time), not from the queue's own rows: the journal is what a third party
- * behind the limit would see. The handlers are {@link DeployApp.ClusterLimited}'s; settings as in the crash scenarios
+ * claims. Judged from the handlers' {@link Journal}s (every start and end, with the task, the instance and the
+ * time), not from the queue's own rows: the journal is what a third party behind the limit would see. The handlers are {@link DeployApp.ClusterLimited}'s; settings as in the crash scenarios
  * ({@link CrashLoad}: 4 threads per instance, a 3 s lease).
  */
 @Tag("reliability")
