@@ -37,8 +37,9 @@ import static org.awaitility.Awaitility.await;
  * {@link ProcessKilledReliabilityIT}, each with its own engine, pool and connections: four JVMs starting Spring at once
  * took over a minute per mode on a busy 2-core machine, and a limit kept in the database does not care which JVM
  * claims. Judged from the handlers' {@link Journal}s (every start and end, with the task, the instance and the
- * time), not from the queue's own rows: the journal is what a third party behind the limit would see. The handlers are {@link DeployApp.ClusterLimited}'s; settings as in the crash scenarios
- * ({@link CrashLoad}: 4 threads per instance, a 3 s lease).
+ * time), not from the queue's own rows: the journal is what a third party behind the limit would see. The handlers
+ * are {@link DeployApp.ClusterLimited}'s; settings as in the crash scenarios ({@link CrashLoad}: 4 threads per
+ * instance, a 3 s lease).
  */
 @Tag("reliability")
 class ClusterLimitsReliabilityIT {
