@@ -18,7 +18,8 @@ import org.springframework.context.annotation.Bean;
  * several applications, side by side on one task table: {@code deploy.a=true} serves {@code deploy.a},
  * {@code deploy.b=true} serves {@code deploy.b}, {@code deploy.new=true} serves {@code deploy.new} (the type a newer
  * version adds), and {@code deploy.hol=true} serves {@code hol.slow} (one at a time, sleeping the payload's
- * milliseconds) and {@code hol.quick}. Every handler writes its start and end to the test's {@link Journal}.
+ * milliseconds) and {@code hol.quick}, and {@code deploy.limits=true} serves the types with cluster-wide limits
+ * ({@link ClusterLimited}). Every handler writes its start and end to the test's {@link Journal}.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
@@ -47,6 +48,50 @@ public class DeployApp {
     @ConditionalOnProperty(name = "deploy.hol", havingValue = "true")
     SlowAndQuick deploySlowAndQuick(Journal journal, ObjectProvider<DelayQueueRuntime> runtime) {
         return new SlowAndQuick(journal, runtime);
+    }
+
+    @Bean
+    @ConditionalOnProperty(name = "deploy.limits", havingValue = "true")
+    ClusterLimited deployClusterLimited(Journal journal, ObjectProvider<DelayQueueRuntime> runtime) {
+        return new ClusterLimited(journal, runtime);
+    }
+
+    /**
+     * Three types that sleep the payload's milliseconds: {@code limit.capped} at most 3 running at once across the
+     * cluster, {@code limit.paced} at most 5 started per second across the cluster, {@code limit.free} without a limit.
+     */
+    public static class ClusterLimited extends JournalingHandlers {
+
+        ClusterLimited(Journal journal, ObjectProvider<DelayQueueRuntime> runtime) {
+            super(journal, runtime);
+        }
+
+        @DelayedHandler(type = "limit.capped", clusterConcurrency = 3)
+        void capped(long millis, TaskContext context) throws InterruptedException {
+            sleep(millis, context);
+        }
+
+        @DelayedHandler(type = "limit.paced", clusterStartsPerSecond = 5)
+        void paced(long millis, TaskContext context) throws InterruptedException {
+            sleep(millis, context);
+        }
+
+        @DelayedHandler(type = "limit.free")
+        void free(long millis, TaskContext context) throws InterruptedException {
+            sleep(millis, context);
+        }
+
+        private void sleep(long millis, TaskContext context) throws InterruptedException {
+            Journal.Start start = record(context, millis);
+            try {
+                Thread.sleep(millis);
+            }
+            catch (InterruptedException ex) {
+                start.endInterrupted();
+                throw ex;
+            }
+            start.end();
+        }
     }
 
     /** A type that runs one at a time and slowly, and one that runs quickly and without a limit. */

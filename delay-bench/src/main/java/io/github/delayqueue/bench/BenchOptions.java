@@ -29,6 +29,8 @@ final class BenchOptions {
               --lead D                         burst/mixed-durations: first due this long after scheduling starts
                                                (default 5s); enqueue: all due this long after the first call
                                                (default 3s); steady/mixed/soak/bulk: delay of every task (default 1s)
+              --cluster-limit N                burst: every other task of a second type with clusterConcurrency N;
+                                               each type's drain and lateness reported apart (default 0: one type)
               --bulk-tasks N                   bulk: tasks of another type, under one key prefix, that the bulk
                                                operations reschedule and then cancel (default 100000)
               --bulk-at D                      bulk: when the bulk operations start (default a third of --duration)
@@ -170,6 +172,9 @@ final class BenchOptions {
     /** As given; {@link #bulkAt(String)} applies the default. */
     Duration bulkAt;
 
+    /** burst: half the tasks of a second type with this {@code clusterConcurrency}; 0 for one type, no limit. */
+    int clusterLimit;
+
     String out;
 
     boolean failOnLoss = true;
@@ -267,6 +272,7 @@ final class BenchOptions {
             case "client-counts" -> clientCounts = bool("client-counts", value);
             case "bulk-tasks" -> bulkTasks = positive("bulk-tasks", value);
             case "bulk-at" -> bulkAt = duration("bulk-at", value);
+            case "cluster-limit" -> clusterLimit = nonNegative("cluster-limit", value);
             case "out" -> out = value;
             case "fail-on-loss" -> failOnLoss = bool("fail-on-loss", value);
             default -> throw new UsageException("Unknown option --" + name);
@@ -283,6 +289,9 @@ final class BenchOptions {
         if (workloads.contains("bulk") && bulkAt("bulk").compareTo(duration("bulk")) >= 0) {
             throw new UsageException("--bulk-at (" + bulkAt("bulk") + ") must be within --duration ("
                     + duration("bulk") + ")");
+        }
+        if (clusterLimit > 0 && !workloads.contains("burst")) {
+            throw new UsageException("--cluster-limit applies to the burst workload only");
         }
         if (workloads.contains("mixed-durations") && tasks(("mixed-durations")) < slowEvery) {
             throw new UsageException("--tasks must be at least --slow-every (" + slowEvery + ") for mixed-durations");

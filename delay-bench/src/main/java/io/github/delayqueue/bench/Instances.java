@@ -69,6 +69,9 @@ final class Instances implements AutoCloseable {
         if (options.batchSize != null) {
             p.put("delay.worker.batch-size", Integer.toString(options.batchSize));
         }
+        if (spec.workload().equals("burst") && options.clusterLimit > 0) {
+            p.put("bench.cluster-limit", Integer.toString(options.clusterLimit));
+        }
         if (spec.workload().equals("mixed")) {
             p.put("delay.hybrid.threshold", options.threshold.toMillis() + "ms");
             p.put("delay.hybrid.migration-interval", options.migrationInterval.toMillis() + "ms");

@@ -111,11 +111,33 @@ final class Outcomes {
             tier(result, "fast_", tier0, queueTier0);
             tier(result, "slow_", tier1, queueTier1);
         }
+        if (plan.clusterLimit > 0) {
+            // each type's own drain: the unlimited one must not be held by the other's limit
+            result.put("cluster_limit", plan.clusterLimit);
+            tier(result, "unlimited_", tier0, queueTier0);
+            result.put("unlimited_drain_per_s", drain(plan, recorder, Plan.UNLIMITED));
+            tier(result, "limited_", tier1, queueTier1);
+            result.put("limited_drain_per_s", drain(plan, recorder, Plan.LIMITED));
+        }
         List<Long> perInstance = new ArrayList<>();
         for (int i = 0; i < instances; i++) {
             perInstance.add(recorder.startsOn(i));
         }
         result.put("starts_by_instance", perInstance);
+    }
+
+    /** Tasks of one tier per second, from the first due time to the tier's last start. */
+    private static double drain(Plan plan, Recorder recorder, byte tier) {
+        long due = plan.firstDueWallMicros();
+        long last = Long.MIN_VALUE;
+        int tasks = 0;
+        for (int i = 0; i < plan.size(); i++) {
+            if (plan.tier[i] == tier && recorder.starts(i) > 0) {
+                tasks++;
+                last = Math.max(last, recorder.firstStartWallMicros(i));
+            }
+        }
+        return tasks == 0 ? 0 : Stats.round(tasks / ((last - due) / 1e6));
     }
 
     private static void tier(Map<String, Object> result, String prefix, List<Double> wall, List<Double> queue) {

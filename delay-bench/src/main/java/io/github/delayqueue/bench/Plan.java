@@ -15,7 +15,8 @@ import io.github.delayqueue.runtime.QueueClock;
  * starts; lateness is measured against them with {@code Instant.now()} in the handler.
  *
  * <ul>
- * <li>burst: all scheduled at once with one {@code scheduleAll}, all due at origin + lead;</li>
+ * <li>burst: all scheduled at once with one {@code scheduleAll}, all due at origin + lead; with
+ * {@code --cluster-limit}, every other task of {@link BenchApp#LIMITED_TYPE}, held to that cluster-wide limit;</li>
  * <li>steady, soak and bulk: {@code rate} per second over {@code duration}, each due lead after its scheduling time,
  * so due times are uniform;</li>
  * <li>mixed: like steady, but 80% with a delay uniform in [lead, threshold - 0.5s] (indexed at once in hybrid mode)
@@ -36,6 +37,12 @@ final class Plan {
 
     static final byte SLOW = 1;
 
+    /** burst with {@code --cluster-limit}: a task of the type without a limit. */
+    static final byte UNLIMITED = 0;
+
+    /** burst with {@code --cluster-limit}: a task of the type with the limit. */
+    static final byte LIMITED = 1;
+
     /**
      * In {@link #queueDueMillis}: the task was scheduled when its due time had passed on the queue clock, so the
      * library stored its own "now", which the benchmark cannot know to the millisecond; not checked.
@@ -50,7 +57,7 @@ final class Plan {
     /** The caller's due time of each slot, epoch microseconds of the wall clock (filled by {@link #place}). */
     final long[] dueWallMicros;
 
-    /** mixed: NEAR/FAR; mixed-durations: FAST/SLOW. */
+    /** mixed: NEAR/FAR; mixed-durations: FAST/SLOW; burst with {@code --cluster-limit}: UNLIMITED/LIMITED. */
     final byte[] tier;
 
     /** How long each slot's handler works, in milliseconds (0: returns at once). */
@@ -64,6 +71,9 @@ final class Plan {
 
     /** enqueue: when each slot's {@code schedule()} returned, epoch microseconds of the wall clock (0: not yet). */
     final long[] calledWallMicros;
+
+    /** burst: the {@code clusterConcurrency} of {@link BenchApp#LIMITED_TYPE}'s tasks; 0 when the burst has none. */
+    int clusterLimit;
 
     /** Delay of each slot after its scheduling time, in microseconds (burst-like plans: after the origin). */
     private final long[] delayMicros;
@@ -101,8 +111,11 @@ final class Plan {
         long lead = options.lead(workload).toNanos() / 1000;
         switch (workload) {
             case "burst", "enqueue" -> {
+                plan.clusterLimit = workload.equals("burst") ? options.clusterLimit : 0;
                 for (int i = 0; i < n; i++) {
                     plan.delayMicros[i] = lead;
+                    // interleaved, so both types are due alike and neither is scheduled first
+                    plan.tier[i] = plan.clusterLimit > 0 && i % 2 == 1 ? LIMITED : UNLIMITED;
                 }
             }
             case "steady", "soak", "bulk" -> {
@@ -165,7 +178,12 @@ final class Plan {
     TaskRequest request(int slot, QueueClock clock) {
         Instant dueAt = dueAt(slot);
         queueDueMillis[slot] = clock.toQueueMillis(dueAt);
-        return TaskRequest.of(BenchApp.TYPE, slot).dueAt(dueAt).build();
+        return TaskRequest.of(type(slot), slot).dueAt(dueAt).build();
+    }
+
+    /** The task type of {@code slot}: the limited one for half a burst with {@code --cluster-limit}. */
+    String type(int slot) {
+        return clusterLimit > 0 && tier[slot] == LIMITED ? BenchApp.LIMITED_TYPE : BenchApp.TYPE;
     }
 
     List<TaskRequest> requests(int from, int to, QueueClock clock) {

@@ -65,11 +65,12 @@ final class Waits {
             lastStartMicros = Math.max(lastStartMicros, recorder.firstStartWallMicros(i));
         }
         long deadline = System.nanoTime() + patience.toNanos();
-        String sql = "SELECT COUNT(*) FROM " + table + " WHERE task_type = ? AND status <> 'SUCCEEDED'";
+        String sql = "SELECT COUNT(*) FROM " + table + " WHERE task_type IN (?, ?) AND status <> 'SUCCEEDED'";
         try (Connection connection = servers.connect(database);
                 PreparedStatement ps = connection.prepareStatement(sql)) {
             while (true) {
                 ps.setString(1, BenchApp.TYPE);
+                ps.setString(2, BenchApp.LIMITED_TYPE); // the burst's second type (--cluster-limit)
                 long unfinished;
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
@@ -94,10 +95,12 @@ final class Waits {
 
     void statuses(Map<String, Object> result) throws SQLException {
         Map<String, Long> statuses = new LinkedHashMap<>();
-        String sql = "SELECT status, COUNT(*) FROM " + table + " WHERE task_type = ? GROUP BY status ORDER BY status";
+        String sql = "SELECT status, COUNT(*) FROM " + table + " WHERE task_type IN (?, ?) GROUP BY status "
+                + "ORDER BY status";
         try (Connection connection = servers.connect(database);
                 PreparedStatement ps = connection.prepareStatement(sql)) {
             ps.setString(1, BenchApp.TYPE);
+            ps.setString(2, BenchApp.LIMITED_TYPE);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     statuses.put(rs.getString(1), rs.getLong(2));

@@ -1,11 +1,13 @@
 package io.github.delayqueue.bench;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class WatchAndOutcomesTest {
 
@@ -102,6 +104,30 @@ class WatchAndOutcomesTest {
         assertThat(new RunResult(clean).failed()).isFalse();
         clean.put("started_early", 2L);
         assertThat(new RunResult(clean).failed()).isTrue();
+    }
+
+    @Test
+    void aBurstWithAClusterLimitIsTwoTypesReportedApart() {
+        BenchOptions options = BenchOptions.parse("--tasks", "4", "--lead", "1s", "--cluster-limit", "2");
+        Plan plan = Plan.build(options, "burst", 0, 1);
+        plan.place(1_000_000_000L);
+        assertThat(List.of(plan.type(0), plan.type(1), plan.type(2), plan.type(3)))
+            .containsExactly(BenchApp.TYPE, BenchApp.LIMITED_TYPE, BenchApp.TYPE, BenchApp.LIMITED_TYPE);
+        Recorder recorder = new Recorder(plan, 1);
+        long due = plan.dueWallMicros[0];
+        for (int i = 0; i < 4; i++) {
+            // the unlimited type 10 ms late, the limited one 1 and 2 s late
+            long late = i % 2 == 0 ? 10_000 : i * 1_000_000L / 2 + 500_000;
+            recorder.started(0, i, plan.queueDueMillis[i], 1, due + late, due + late);
+        }
+        Map<String, Object> result = new LinkedHashMap<>();
+        Outcomes.describe(recorder, 1, result);
+        assertThat(result).containsEntry("cluster_limit", 2).containsEntry("unlimited_tasks", 2)
+            .containsEntry("limited_tasks", 2).containsEntry("unlimited_p99_ms", 10.0)
+            .containsEntry("limited_p99_ms", 2_000.0).containsEntry("unlimited_drain_per_s", 200.0)
+            .containsEntry("limited_drain_per_s", 1.0);
+        assertThatThrownBy(() -> BenchOptions.parse("--workload", "steady", "--cluster-limit", "2"))
+            .hasMessageContaining("burst");
     }
 
     @Test
