@@ -66,12 +66,12 @@ public class DeployApp {
             super(journal, runtime);
         }
 
-        @DelayedHandler(type = "limit.capped", clusterConcurrency = 3)
+        @DelayedHandler(type = "limit.capped", clusterConcurrency = "3")
         void capped(long millis, TaskContext context) throws InterruptedException {
             sleep(millis, context);
         }
 
-        @DelayedHandler(type = "limit.paced", clusterStartsPerSecond = 5)
+        @DelayedHandler(type = "limit.paced", clusterStartsPerSecond = "5")
         void paced(long millis, TaskContext context) throws InterruptedException {
             sleep(millis, context);
         }

@@ -1,15 +1,10 @@
 package io.github.delayqueue.bench;
 
-import java.lang.reflect.Type;
 import javax.sql.DataSource;
 
 import io.github.delayqueue.api.DelayedHandler;
 import io.github.delayqueue.api.EnableDelayQueue;
 import io.github.delayqueue.api.TaskContext;
-import io.github.delayqueue.autoconfigure.DelayQueueRuntimeCustomizer;
-import io.github.delayqueue.handler.HandlerRegistry;
-import io.github.delayqueue.handler.HandlerSettings;
-import io.github.delayqueue.handler.TaskHandler;
 import io.github.delayqueue.runtime.DelayQueueRuntime;
 import io.github.delayqueue.runtime.QueueClock;
 import org.jspecify.annotations.Nullable;
@@ -37,7 +32,7 @@ public class BenchApp {
 
     /**
      * The burst's second type with {@code --cluster-limit N}: half the tasks, held to {@code clusterConcurrency = N}
-     * ({@link LimitedRegistry}); the other half stay {@link #TYPE}, without a limit.
+     * ({@link BenchHandler#limited}); the other half stay {@link #TYPE}, without a limit.
      */
     static final String LIMITED_TYPE = "bench.limited";
 
@@ -54,21 +49,6 @@ public class BenchApp {
     @Bean
     BenchHandler benchHandler(Slot slot, ObjectProvider<DelayQueueRuntime> runtime) {
         return new BenchHandler(slot, runtime);
-    }
-
-    /**
-     * With {@code bench.cluster-limit} (the burst's {@code --cluster-limit}), the engine looks its handlers up in a
-     * {@link LimitedRegistry}, which the builder fills with the bench handler's methods as the auto-configuration's
-     * registry is filled.
-     */
-    @Bean
-    DelayQueueRuntimeCustomizer benchClusterLimit(Environment environment, BenchHandler handler) {
-        int limit = environment.getProperty("bench.cluster-limit", Integer.class, 0);
-        return builder -> {
-            if (limit > 0) {
-                builder.handlerRegistry(new LimitedRegistry(limit)).handlers(handler);
-            }
-        };
     }
 
     @Bean
@@ -132,8 +112,8 @@ public class BenchApp {
             }
         }
 
-        /** As {@link #run}; its limit, when there is one, comes from {@link LimitedRegistry}. */
-        @DelayedHandler(type = LIMITED_TYPE)
+        /** As {@link #run}, held to {@code bench.cluster-limit} (the burst's {@code --cluster-limit}; 0: none). */
+        @DelayedHandler(type = LIMITED_TYPE, clusterConcurrency = "${bench.cluster-limit:0}")
         void limited(Integer slot, TaskContext context) throws InterruptedException {
             run(slot, context);
         }
@@ -146,67 +126,6 @@ public class BenchApp {
         @DelayedHandler(type = WARMUP_TYPE)
         void warmup(Integer slot) {
             warmups.incrementAndGet();
-        }
-    }
-
-    /**
-     * The handlers, with {@link #LIMITED_TYPE} held to a cluster-wide limit chosen on the command line: an
-     * annotation's {@code clusterConcurrency} is a constant. The auto-configuration's own registry (which its
-     * unserved-type warning reads) keeps the handler without the limit.
-     */
-    static final class LimitedRegistry extends HandlerRegistry {
-
-        private final int limit;
-
-        private volatile @Nullable TaskHandler limited;
-
-        LimitedRegistry(int limit) {
-            this.limit = limit;
-        }
-
-        @Override
-        public @Nullable TaskHandler find(String type) {
-            TaskHandler handler = super.find(type);
-            if (handler == null || !type.equals(LIMITED_TYPE)) {
-                return handler;
-            }
-            TaskHandler wrapped = limited;
-            if (wrapped == null) {
-                wrapped = new WithClusterLimit(handler, limit);
-                limited = wrapped;
-            }
-            return wrapped;
-        }
-    }
-
-    /** A handler with {@code clusterConcurrency} set, the rest of its settings as declared. */
-    private record WithClusterLimit(TaskHandler handler, int limit) implements TaskHandler {
-
-        @Override
-        public String type() {
-            return handler.type();
-        }
-
-        @Override
-        public HandlerSettings settings() {
-            HandlerSettings s = handler.settings();
-            return new HandlerSettings(s.maxAttempts(), s.backoff(), s.concurrency(), s.transactional(), s.timeout(),
-                    limit, s.clusterStartsPerSecond());
-        }
-
-        @Override
-        public @Nullable Type payloadType() {
-            return handler.payloadType();
-        }
-
-        @Override
-        public void handle(@Nullable Object payload, TaskContext context) throws Exception {
-            handler.handle(payload, context);
-        }
-
-        @Override
-        public String description() {
-            return handler.description() + " with clusterConcurrency " + limit;
         }
     }
 }

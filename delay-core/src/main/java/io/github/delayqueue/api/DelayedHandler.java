@@ -71,10 +71,11 @@ public @interface DelayedHandler {
      * dies gives its share back when its leases expire ({@code delay.worker.lease}), as its tasks are recovered. Each
      * instance holds the limit its own handler declares: give every instance the same value.
      *
-     * @return the limit; {@code 0} means none
+     * @return a whole number such as {@code 3}, or a placeholder such as {@code ${invoices.max-calls}} (resolved
+     *     against the application's environment); empty or {@code 0} means none
      * @since 0.1.0
      */
-    int clusterConcurrency() default 0;
+    String clusterConcurrency() default "";
 
     /**
      * Most tasks of this type started per second across every instance that shares the task table: for a third
@@ -82,10 +83,11 @@ public @interface DelayedHandler {
      * clock (aligned with the database's), so a task handed back unstarted still counts; a task waits, pending, until
      * a second with room.
      *
-     * @return the limit; {@code 0} means none
+     * @return a whole number such as {@code 5}, or a placeholder resolved against the application's environment;
+     *     empty or {@code 0} means none
      * @since 0.1.0
      */
-    int clusterStartsPerSecond() default 0;
+    String clusterStartsPerSecond() default "";
 
     /**
      * Runs the handler in a transaction of the queue's {@code DataSource} and marks the task {@code SUCCEEDED} in that

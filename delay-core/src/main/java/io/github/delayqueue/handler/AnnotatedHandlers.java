@@ -66,14 +66,11 @@ final class AnnotatedHandlers {
         if (annotation.concurrency() < 0) {
             throw new IllegalStateException(where + ": concurrency must not be negative");
         }
-        if (annotation.clusterConcurrency() < 0 || annotation.clusterStartsPerSecond() < 0) {
-            throw new IllegalStateException(where + ": clusterConcurrency and clusterStartsPerSecond must not be "
-                    + "negative (0 for no limit)");
-        }
         HandlerSettings settings = new HandlerSettings(annotation.maxAttempts() == 0 ? null : annotation.maxAttempts(),
                 backoff(where, annotation, resolver, defaults), annotation.concurrency(),
                 transactional(where, method, annotation), timeout(where, annotation, resolver),
-                annotation.clusterConcurrency(), annotation.clusterStartsPerSecond());
+                limit(where, "clusterConcurrency", annotation.clusterConcurrency(), resolver),
+                limit(where, "clusterStartsPerSecond", annotation.clusterStartsPerSecond(), resolver));
         Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
         return new MethodTaskHandler(type, settings, bean, invocable, method);
     }
@@ -116,6 +113,25 @@ final class AnnotatedHandlers {
                     + timeout + "\"; leave it empty for delay.worker.handler-timeout");
         }
         return parsed;
+    }
+
+    /** A cluster-wide limit: a whole number, 0 (or empty) for none. */
+    private static int limit(String where, String attribute, String value, UnaryOperator<String> resolver) {
+        String resolved = resolve(resolver, value);
+        if (resolved.isEmpty()) {
+            return 0;
+        }
+        try {
+            int limit = Integer.parseInt(resolved);
+            if (limit >= 0) {
+                return limit;
+            }
+        }
+        catch (NumberFormatException ex) {
+            // said below, with the value
+        }
+        throw new IllegalStateException(where + ": " + attribute + " must be a whole number, 0 or more (0 or empty for "
+                + "no limit), not \"" + resolved + "\"" + (resolved.equals(value) ? "" : " (from \"" + value + "\")"));
     }
 
     private static @Nullable Backoff backoff(String where, DelayedHandler annotation, UnaryOperator<String> resolver,

@@ -75,6 +75,41 @@ class AnnotatedHandlersTest {
     }
 
     @Test
+    void clusterWideLimitsAreWholeNumbersWithPlaceholdersResolvedAndEmptyMeansNone() {
+        HandlerRegistry registry = new HandlerRegistry();
+        registry.registerAnnotated(new Limits(), value -> value.replace("${calls}", "7"), () -> DEFAULTS);
+
+        assertThat(registry.find("capped").settings().clusterConcurrency()).isEqualTo(3);
+        assertThat(registry.find("capped").settings().clusterStartsPerSecond()).as("from a placeholder").isEqualTo(7);
+        assertThat(registry.find("plain").settings().clusterConcurrency()).isZero();
+        assertThat(registry.find("plain").settings().clusterStartsPerSecond()).isZero();
+        assertThatThrownBy(() -> new HandlerRegistry().registerAnnotated(new BadLimit(), value -> value.replace(
+                "${calls}", "many"), () -> DEFAULTS))
+            .isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("BadLimit.handle")
+            .hasMessageContaining("clusterStartsPerSecond must be a whole number, 0 or more (0 or empty for no "
+                    + "limit), not \"many\" (from \"${calls}\")");
+    }
+
+    static class Limits {
+
+        @DelayedHandler(type = "capped", clusterConcurrency = "3", clusterStartsPerSecond = "${calls}")
+        void capped() {
+        }
+
+        @DelayedHandler(type = "plain")
+        void plain() {
+        }
+    }
+
+    static class BadLimit {
+
+        @DelayedHandler(type = "bad", clusterStartsPerSecond = "${calls}")
+        void handle() {
+        }
+    }
+
+    @Test
     void aHandlerCompletesInItsTransactionWhenItSaysSoOrItsTransactionalJoinsTheQueues() {
         HandlerRegistry registry = new HandlerRegistry();
         registry.registerAnnotated(new TransactionalHandlers(), value -> value, () -> DEFAULTS);

@@ -118,7 +118,7 @@ abstract class ClusterLimitsScenarios {
             this.journal = journal;
         }
 
-        @DelayedHandler(type = "limits.limited", clusterConcurrency = 2)
+        @DelayedHandler(type = "limits.limited", clusterConcurrency = "2")
         void limited(String payload) throws InterruptedException {
             journal.run("limits.limited", 60);
         }
@@ -137,7 +137,7 @@ abstract class ClusterLimitsScenarios {
             this.journal = journal;
         }
 
-        @DelayedHandler(type = "limits.paced", clusterStartsPerSecond = 4)
+        @DelayedHandler(type = "limits.paced", clusterStartsPerSecond = "4")
         void paced(String payload) throws InterruptedException {
             journal.run("limits.paced", 1);
         }
