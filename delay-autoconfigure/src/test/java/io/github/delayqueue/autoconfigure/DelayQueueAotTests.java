@@ -82,8 +82,8 @@ class DelayQueueAotTests {
         RuntimeHints hints = new RuntimeHints();
         new DelayQueueRuntimeHints().registerHints(hints, getClass().getClassLoader());
         List<String> resources = resources(DelayQueueRuntimeHints.LUA_SCRIPTS, DelayQueueRuntimeHints.MIGRATIONS);
-        assertThat(resources).hasSize(10).contains("io/github/delayqueue/index/pop.lua",
-                "db/delay/migration/V1__create_delay_task.sql", "db/delay/migration/V5__paused_types.sql");
+        assertThat(resources).hasSize(11).contains("io/github/delayqueue/index/pop.lua",
+                "db/delay/migration/V1__create_delay_task.sql", "db/delay/migration/V6__claim_index_by_type.sql");
         for (String resource : resources) {
             assertThat(RuntimeHintsPredicates.resource().forResource(resource)).as(resource).accepts(hints);
         }

@@ -1,7 +1,10 @@
 package io.github.delayqueue.store;
 
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import io.github.delayqueue.api.TaskStatus;
 
@@ -20,15 +23,21 @@ final class TaskClaims {
 
     private final String table;
 
+    private final String typeIndex;
+
     private final String selectDue;
 
     private final String selectClaimedBy;
 
-    /** @param table the quoted table name */
-    TaskClaims(ClaimConnection connection, JdbcTemplate jdbc, String table) {
+    /**
+     * @param table the quoted table name
+     * @param typeIndex the quoted name of its {@code (status, task_type, due_at)} index
+     */
+    TaskClaims(ClaimConnection connection, JdbcTemplate jdbc, String table, String typeIndex) {
         this.connection = connection;
         this.jdbc = jdbc;
         this.table = table;
+        this.typeIndex = typeIndex;
         this.selectDue = TaskSql.SELECT_DUE_FOR_CLAIM.formatted(table);
         this.selectClaimedBy = TaskSql.SELECT_CLAIMED_BY.formatted(table);
     }
@@ -42,21 +51,41 @@ final class TaskClaims {
                 t -> markRunning(t, t.query(selectDue, TaskRows.JUST_CLAIMED, status.name(), dueBy, limit), lease));
     }
 
-    /** See {@link TaskStore#claimDue(TaskStatus, long, int, java.util.Set, Lease)}. */
+    /** See {@link TaskStore#claimDue(TaskStatus, long, int, java.util.Set, Lease)}: each type may fill the claim. */
     List<ClaimedTask> due(TaskStatus status, long dueBy, int limit, Collection<String> types, Lease lease) {
-        if (limit <= 0 || types.isEmpty()) {
+        Map<String, Integer> caps = new LinkedHashMap<>();
+        types.forEach(type -> caps.put(type, limit));
+        return due(status, dueBy, limit, caps, lease);
+    }
+
+    /**
+     * Claims up to {@code limit} tasks of the types in {@code caps} due by {@code dueBy}, the oldest first, and of each
+     * type no more than its cap: one range of the {@code (status, task_type, due_at)} index per type, so the overdue
+     * rows of types left out are never read ({@link TaskSql#SELECT_DUE_OF_TYPES_FOR_CLAIM}). A type's part locks up to
+     * its cap (at most {@code limit}) even when older rows of other types fill the claim; those it does not claim stay
+     * locked until the commit, which ends this call.
+     */
+    List<ClaimedTask> due(TaskStatus status, long dueBy, int limit, Map<String, Integer> caps, Lease lease) {
+        if (limit <= 0) {
             return List.of();
         }
-        String select = TaskSql.SELECT_DUE_OF_TYPES_FOR_CLAIM.formatted(table, TaskSql.placeholders(types.size()));
-        Object[] args = new Object[types.size() + 3];
-        args[0] = status.name();
-        args[1] = dueBy;
-        int p = 2;
-        for (String type : types) {
-            args[p++] = type;
+        List<Object> args = new ArrayList<>();
+        caps.forEach((type, cap) -> {
+            if (cap > 0) {
+                args.addAll(List.of(status.name(), type, dueBy, Math.min(cap, limit)));
+            }
+        });
+        int types = args.size() / 4;
+        if (types == 0) {
+            return List.of();
         }
-        args[p] = limit;
-        return connection.inTransaction(t -> markRunning(t, t.query(select, TaskRows.JUST_CLAIMED, args), lease));
+        if (types > 1) {
+            args.add(limit);
+        }
+        String select = TaskSql.perType(TaskSql.SELECT_DUE_OF_TYPES_FOR_CLAIM, TaskSql.SELECT_DUE_OF_TYPE_FOR_CLAIM,
+                table, typeIndex, types);
+        return connection.inTransaction(
+                t -> markRunning(t, t.query(select, TaskRows.JUST_CLAIMED, args.toArray()), lease));
     }
 
     /** See {@link TaskStore#claimIds(Collection, long, java.util.Set, Lease)}. */
