@@ -7,7 +7,7 @@
 --         862 ms instead of 4). On this index the claim reads one range per claimable type, in due order, and stops
 --         at that type's cap: 999 entries for the same claim. The next due time of the claimable types reads one
 --         entry per type the same way.
--- (status, due_at) stays: the statements without types (the hybrid migration, the sweep of every type, the next due
+-- (status, due_at) stays: the statements without types (the hybrid migration, the claim without types, the next due
 --         time of a status, the inspector's overdue counts) read it in due order across types, which this index cannot
 --         give. (status, updated_at) stays for the purge.
 -- The claims name this index (FORCE INDEX): apply this script before running a version that has it. The cost is one

@@ -8,7 +8,9 @@ import java.util.Collections;
  * {@code %1$s}, which its user formats in once; a statement that names rows also takes {@code %2$s}, a list of
  * {@code ?} placeholders, and a statement that names claims {@code %3$s}, a list of {@code (?, ?)} pairs, both sized
  * at the call ({@link #forIds}, {@link #forClaims}). The inserts and the key lookups take their row lists as
- * {@code %2$s} ({@link #valuesRows}, {@link #keyMatches}).
+ * {@code %2$s} ({@link #valuesRows}, {@link #keyMatches}). A statement of some types is one part per type
+ * ({@link #perType}), each a range of the index it names as {@code %2$s}, joined by {@code UNION ALL} as the
+ * statement's {@code %2$s}.
  */
 final class TaskSql {
 
