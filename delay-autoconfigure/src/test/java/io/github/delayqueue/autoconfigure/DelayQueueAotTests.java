@@ -82,8 +82,9 @@ class DelayQueueAotTests {
         RuntimeHints hints = new RuntimeHints();
         new DelayQueueRuntimeHints().registerHints(hints, getClass().getClassLoader());
         List<String> resources = resources(DelayQueueRuntimeHints.LUA_SCRIPTS, DelayQueueRuntimeHints.MIGRATIONS);
-        assertThat(resources).hasSize(11).contains("io/github/delayqueue/index/pop.lua",
-                "db/delay/migration/V1__create_delay_task.sql", "db/delay/migration/V7__type_limits.sql");
+        assertThat(resources).hasSize(12).contains("io/github/delayqueue/index/pop.lua",
+                "db/delay/migration/V1__create_delay_task.sql", "db/delay/migration/V6__claim_index_by_type.sql",
+                "db/delay/migration/V7__type_limits.sql");
         for (String resource : resources) {
             assertThat(RuntimeHintsPredicates.resource().forResource(resource)).as(resource).accepts(hints);
         }

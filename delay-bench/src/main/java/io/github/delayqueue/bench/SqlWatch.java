@@ -126,7 +126,9 @@ final class SqlWatch {
         if (shape == null) {
             return Kind.OTHER;
         }
-        if (shape.startsWith("SELECT") && shape.contains("payload") && shape.contains("FOR UPDATE SKIP LOCKED")) {
+        // a claim of several types is a UNION ALL of parenthesized parts, one per type
+        if ((shape.startsWith("SELECT") || shape.startsWith("(SELECT")) && shape.contains("payload")
+                && shape.contains("FOR UPDATE SKIP LOCKED")) {
             return Kind.CLAIM_SELECT;
         }
         if (shape.startsWith("UPDATE") && shape.contains("SET status = 'RUNNING'")) {

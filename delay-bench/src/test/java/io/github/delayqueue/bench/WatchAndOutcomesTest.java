@@ -38,6 +38,12 @@ class WatchAndOutcomesTest {
     void theLibrarysOwnStatementsHaveTheWatchedShapes() {
         assertThat(libraryKind("SELECT_DUE_FOR_CLAIM")).isEqualTo(SqlWatch.Kind.CLAIM_SELECT);
         assertThat(libraryKind("SELECT_IDS_FOR_CLAIM")).isEqualTo(SqlWatch.Kind.CLAIM_SELECT);
+        assertThat(libraryKind("SELECT_DUE_OF_TYPE_FOR_CLAIM")).isEqualTo(SqlWatch.Kind.CLAIM_SELECT);
+        String typePart = "(" + LibrarySql.statement("SELECT_DUE_OF_TYPE_FOR_CLAIM")
+            .formatted("`delay_task`", "`delay_task_status_type_due`") + ")";
+        assertThat(ClientCounters.kind(LibrarySql.statement("SELECT_DUE_OF_TYPES_FOR_CLAIM")
+            .formatted("`delay_task`", typePart + "\nUNION ALL\n" + typePart)))
+            .as("a claim of two types").isEqualTo(SqlWatch.Kind.CLAIM_SELECT);
         assertThat(libraryKind("MARK_RUNNING")).isEqualTo(SqlWatch.Kind.MARK_RUNNING);
         assertThat(libraryKind("MARK_SUCCEEDED")).isEqualTo(SqlWatch.Kind.MARK_SUCCEEDED);
         assertThat(libraryKind("PURGE")).isEqualTo(SqlWatch.Kind.PURGE);

@@ -65,6 +65,9 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
 
     private final String nextDue;
 
+    /** The quoted name of the {@code (status, task_type, due_at)} index, which the statements of some types name. */
+    private final String typeIndex;
+
     private final String pausedTypes;
 
     private final String pause;
@@ -109,7 +112,8 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
         this.engineJdbc = new JdbcTemplate(engine);
         this.engineTx = readCommitted(engine);
         this.inserts = new TaskInserts(dataSource, jdbc, this.table);
-        this.claims = new TaskClaims(new ClaimConnection(engine, claimTimeout), engineJdbc, this.table,
+        this.typeIndex = TableNames.quoted(TableNames.typeDueIndex(table));
+        this.claims = new TaskClaims(new ClaimConnection(engine, claimTimeout), engineJdbc, this.table, typeIndex,
                 TableNames.quoted(TableNames.typeLimitsTable(table)));
         this.writes = new ClaimWrites(engineJdbc, engineTx, this.table);
         this.purge = new TaskPurge(engineJdbc, this.table);
@@ -269,10 +273,13 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
         if (types.isEmpty()) {
             return OptionalLong.empty();
         }
-        String select = TaskSql.NEXT_DUE_OF_TYPES.formatted(table, TaskSql.placeholders(types.size()));
+        String select = TaskSql.perType(TaskSql.NEXT_DUE_OF_TYPES, TaskSql.NEXT_DUE_OF_TYPE, table, typeIndex,
+                types.size());
         List<Object> args = new ArrayList<>();
-        args.add(status.name());
-        args.addAll(types);
+        for (String type : types) {
+            args.add(status.name());
+            args.add(type);
+        }
         List<Long> first = engine.call(() -> engineJdbc.queryForList(select, Long.class, args.toArray()));
         return first.isEmpty() ? OptionalLong.empty() : OptionalLong.of(first.get(0));
     }

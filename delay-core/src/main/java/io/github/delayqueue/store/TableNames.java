@@ -4,9 +4,10 @@ import java.util.regex.Pattern;
 
 /**
  * The rules for the names of the queue's tables, in one place. MySQL 8 and MariaDB allow identifiers of 64
- * characters; the queue derives index names ({@code <table>_type_key}, {@code <table>_status_due}), the table of
- * paused types ({@code <table>_paused_types}), that of the cluster-wide limits ({@code <table>_type_limits}) and the
- * default schema-history table ({@code <table>_schema_history})
+ * characters; the queue derives index names ({@code <table>_type_key}, {@code <table>_status_due},
+ * {@code <table>_status_type_due}, the longest, which its claims name), the table of paused types
+ * ({@code <table>_paused_types}), that of the cluster-wide limits ({@code <table>_type_limits}) and the default
+ * schema-history table ({@code <table>_schema_history})
  * from the task table's name, so that name leaves room for a
  * suffix of up to {@link #DERIVED_SUFFIX_ROOM} characters. Names are quoted in every statement, so a reserved word
  * ({@code order}) works like any other name.
@@ -65,6 +66,11 @@ public final class TableNames {
     /** The table of the cluster-wide limits' locks and start counts: the task table's name and {@code _type_limits}. */
     static String typeLimitsTable(String taskTable) {
         return taskTable + "_type_limits";
+    }
+
+    /** The index the claims of some types read, one range per type (V6): named in their statements. */
+    static String typeDueIndex(String taskTable) {
+        return taskTable + "_status_type_due";
     }
 
     /** The name as a quoted identifier; only for names that passed validation, which cannot contain a backtick. */

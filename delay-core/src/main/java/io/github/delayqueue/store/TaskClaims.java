@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -26,6 +26,8 @@ final class TaskClaims {
 
     private final String table;
 
+    private final String typeIndex;
+
     private final String selectDue;
 
     private final String selectClaimedBy;
@@ -34,12 +36,14 @@ final class TaskClaims {
 
     /**
      * @param table the quoted table name
+     * @param typeIndex the quoted name of its {@code (status, task_type, due_at)} index
      * @param limitsTable the quoted name of its {@code <table>_type_limits}
      */
-    TaskClaims(ClaimConnection connection, JdbcTemplate jdbc, String table, String limitsTable) {
+    TaskClaims(ClaimConnection connection, JdbcTemplate jdbc, String table, String typeIndex, String limitsTable) {
         this.connection = connection;
         this.jdbc = jdbc;
         this.table = table;
+        this.typeIndex = typeIndex;
         this.limitRows = new TypeLimitRows(limitsTable, table, jdbc);
         this.selectDue = TaskSql.SELECT_DUE_FOR_CLAIM.formatted(table);
         this.selectClaimedBy = TaskSql.SELECT_CLAIMED_BY.formatted(table);
@@ -54,19 +58,30 @@ final class TaskClaims {
                 t -> markRunning(t, t.query(selectDue, TaskRows.JUST_CLAIMED, status.name(), dueBy, limit), lease));
     }
 
-    /** See {@link TaskStore#claimDue(TaskStatus, long, int, java.util.Set, Lease)}. */
+    /** See {@link TaskStore#claimDue(TaskStatus, long, int, java.util.Set, Lease)}: each type may fill the claim. */
     List<ClaimedTask> due(TaskStatus status, long dueBy, int limit, Collection<String> types, Lease lease) {
-        if (limit <= 0 || types.isEmpty()) {
-            return List.of();
-        }
-        String select = TaskSql.SELECT_DUE_OF_TYPES_FOR_CLAIM.formatted(table, TaskSql.placeholders(types.size()));
-        Object[] args = dueArgs(status, dueBy, types, limit);
-        return connection.inTransaction(t -> markRunning(t, t.query(select, TaskRows.JUST_CLAIMED, args), lease));
+        Map<String, Integer> caps = new LinkedHashMap<>();
+        types.forEach(type -> caps.put(type, limit));
+        return due(status, dueBy, limit, caps, lease);
     }
 
     /**
-     * See {@link TaskStore#claimDue(TaskStatus, long, int, Set, ClaimLimits, Lease)}: the limited types first, each up
-     * to the room its limits leave, then the others with what is left of {@code limit}, in one transaction.
+     * Claims up to {@code limit} tasks of the types in {@code caps} due by {@code dueBy}, the oldest first, and of each
+     * type no more than its cap: one range of the {@code (status, task_type, due_at)} index per type, so the overdue
+     * rows of types left out are never read ({@link TaskSql#SELECT_DUE_OF_TYPES_FOR_CLAIM}). A type's part locks up to
+     * its cap (at most {@code limit}) even when older rows of other types fill the claim; those it does not claim stay
+     * locked until the commit, which ends this call.
+     */
+    List<ClaimedTask> due(TaskStatus status, long dueBy, int limit, Map<String, Integer> caps, Lease lease) {
+        if (limit <= 0) {
+            return List.of();
+        }
+        return connection.inTransaction(t -> markRunning(t, selectDue(t, status, dueBy, limit, caps), lease));
+    }
+
+    /**
+     * See {@link TaskStore#claimDue(TaskStatus, long, int, Set, ClaimLimits, Lease)}: in one transaction, the limited
+     * types' rooms ({@link TypeLimitRows}), then one claim of all the types, each limited one capped at its room.
      */
     List<ClaimedTask> due(TaskStatus status, long dueBy, int limit, Set<String> types, ClaimLimits limits,
             Lease lease) {
@@ -78,30 +93,17 @@ final class TaskClaims {
             return List.of();
         }
         limitRows.add(limited.keySet());
-        Set<String> others = new LinkedHashSet<>(types);
-        others.removeAll(limited.keySet());
         return connection.inTransaction(t -> {
             Map<String, TypeLimitRows.Room> room = limitRows.room(t, limited, lease.now());
-            List<ClaimedTask> claimed = new ArrayList<>();
-            for (Map.Entry<String, TypeLimitRows.Room> entry : room.entrySet()) {
-                String type = entry.getKey();
-                int left = entry.getValue().left();
-                int take = Math.min(left, limit - claimed.size());
-                List<ClaimedTask> taken = take <= 0 ? List.of() : t.query(
-                        TaskSql.SELECT_DUE_OF_TYPES_FOR_CLAIM.formatted(table, TaskSql.placeholders(1)),
-                        TaskRows.JUST_CLAIMED, status.name(), dueBy, type, take);
-                claimed.addAll(taken);
-                limitRows.took(t, type, entry.getValue(), taken.size());
-                if (entry.getValue().counted() && taken.size() == left) {
-                    limits.reached(type);
-                }
+            Map<String, Integer> caps = new LinkedHashMap<>();
+            for (String type : types) {
+                TypeLimitRows.Room left = room.get(type);
+                caps.put(type, left == null ? limit : left.left());
             }
-            if (!others.isEmpty() && claimed.size() < limit) {
-                claimed.addAll(t.query(
-                        TaskSql.SELECT_DUE_OF_TYPES_FOR_CLAIM.formatted(table, TaskSql.placeholders(others.size())),
-                        TaskRows.JUST_CLAIMED, dueArgs(status, dueBy, others, limit - claimed.size())));
-            }
-            claimed.sort(Comparator.comparingLong(ClaimedTask::dueAt));
+            List<ClaimedTask> claimed = selectDue(t, status, dueBy, limit, caps);
+            Map<String, Integer> taken = new HashMap<>();
+            claimed.forEach(task -> taken.merge(task.type(), 1, Integer::sum));
+            room.forEach((type, left) -> tookOf(t, limits, type, left, taken.getOrDefault(type, 0)));
             return markRunning(t, claimed, lease);
         });
     }
@@ -140,13 +142,7 @@ final class TaskClaims {
                 }
                 // else: beyond the room, or the type is another claim's now; locked until the commit, then pending
             }
-            for (Map.Entry<String, TypeLimitRows.Room> entry : room.entrySet()) {
-                int count = taken.getOrDefault(entry.getKey(), 0);
-                limitRows.took(t, entry.getKey(), entry.getValue(), count);
-                if (entry.getValue().counted() && count == entry.getValue().left()) {
-                    limits.reached(entry.getKey());
-                }
-            }
+            room.forEach((type, left) -> tookOf(t, limits, type, left, taken.getOrDefault(type, 0)));
             return markRunning(t, claimed, lease);
         });
     }
@@ -162,16 +158,33 @@ final class TaskClaims {
         return all;
     }
 
-    private static Object[] dueArgs(TaskStatus status, long dueBy, Collection<String> types, int limit) {
-        Object[] args = new Object[types.size() + 3];
-        args[0] = status.name();
-        args[1] = dueBy;
-        int p = 2;
-        for (String type : types) {
-            args[p++] = type;
+    /** Counts the starts a claim took of a limited type, and says when it took all the type's room. */
+    private void tookOf(JdbcTemplate t, ClaimLimits limits, String type, TypeLimitRows.Room room, int taken) {
+        limitRows.took(t, type, room, taken);
+        if (room.counted() && taken == room.left()) {
+            limits.reached(type);
         }
-        args[p] = limit;
-        return args;
+    }
+
+    /** The locking read of {@link #due(TaskStatus, long, int, Map, Lease)}, in the caller's transaction. */
+    private List<ClaimedTask> selectDue(JdbcTemplate t, TaskStatus status, long dueBy, int limit,
+            Map<String, Integer> caps) {
+        List<Object> args = new ArrayList<>();
+        caps.forEach((type, cap) -> {
+            if (cap > 0) {
+                args.addAll(List.of(status.name(), type, dueBy, Math.min(cap, limit)));
+            }
+        });
+        int types = args.size() / 4;
+        if (types == 0) {
+            return List.of();
+        }
+        if (types > 1) {
+            args.add(limit);
+        }
+        String select = TaskSql.perType(TaskSql.SELECT_DUE_OF_TYPES_FOR_CLAIM, TaskSql.SELECT_DUE_OF_TYPE_FOR_CLAIM,
+                table, typeIndex, types);
+        return t.query(select, TaskRows.JUST_CLAIMED, args.toArray());
     }
 
     /** See {@link TaskStore#claimIds(Collection, long, java.util.Set, Lease)}. */

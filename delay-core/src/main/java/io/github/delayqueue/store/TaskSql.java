@@ -8,7 +8,9 @@ import java.util.Collections;
  * {@code %1$s}, which its user formats in once; a statement that names rows also takes {@code %2$s}, a list of
  * {@code ?} placeholders, and a statement that names claims {@code %3$s}, a list of {@code (?, ?)} pairs, both sized
  * at the call ({@link #forIds}, {@link #forClaims}). The inserts and the key lookups take their row lists as
- * {@code %2$s} ({@link #valuesRows}, {@link #keyMatches}).
+ * {@code %2$s} ({@link #valuesRows}, {@link #keyMatches}). A statement of some types is one part per type
+ * ({@link #perType}), each a range of the index it names as {@code %2$s}, joined by {@code UNION ALL} as the
+ * statement's {@code %2$s}.
  */
 final class TaskSql {
 
@@ -55,12 +57,33 @@ final class TaskSql {
             WHERE id IN (%2$s) AND status IN ('SCHEDULED', 'QUEUED') AND due_at <= ?
             FOR UPDATE SKIP LOCKED""";
 
-    /** {@link #SELECT_DUE_FOR_CLAIM} of some types: %2$s lists them. */
-    static final String SELECT_DUE_OF_TYPES_FOR_CLAIM = "SELECT " + CLAIM_COLUMNS + " FROM %1$s\n" + """
-            WHERE status = ? AND due_at <= ? AND task_type IN (%2$s)
+    /**
+     * One type's part of {@link #SELECT_DUE_OF_TYPES_FOR_CLAIM}: a range of the {@code (status, task_type, due_at)}
+     * index (V6, named as %2$s), read in due order up to the type's own cap. It locks what it returns and skips rows
+     * another claimer holds, reading on in its range for others. Alone, it is the claim of one type. The index is
+     * forced: for a type with many rows, MariaDB plans the part on {@code (status, due_at)} (expecting the type's rows
+     * spread evenly in due order), which walks every row of other types due first.
+     */
+    static final String SELECT_DUE_OF_TYPE_FOR_CLAIM = "SELECT " + CLAIM_COLUMNS + " FROM %1$s FORCE INDEX (%2$s)\n"
+            + """
+            WHERE status = ? AND task_type = ? AND due_at <= ?
             ORDER BY due_at
             LIMIT ?
             FOR UPDATE SKIP LOCKED""";
+
+    /**
+     * {@link #SELECT_DUE_FOR_CLAIM} of some types: %2$s is one {@link #SELECT_DUE_OF_TYPE_FOR_CLAIM} per type
+     * ({@link #perType}), the oldest of all of them first. Not {@code task_type IN (...)} on the {@code (status,
+     * due_at)} index: that checks the type on every row the index walks, so each claim read and passed over every
+     * overdue row of the types it skips (200,499 index entries for a claim of 500 behind 200,000 of them). This reads
+     * at most each type's cap of its own range. Each part locks what it reads, so the rows of a type beyond the
+     * claim's {@code LIMIT} stay locked (not claimed) until the claim's transaction commits, milliseconds later:
+     * another claimer meanwhile skips them and takes later ones.
+     */
+    static final String SELECT_DUE_OF_TYPES_FOR_CLAIM = """
+            %2$s
+            ORDER BY due_at
+            LIMIT ?""";
 
     /** {@link #SELECT_IDS_FOR_CLAIM} of some types: %2$s lists the ids, %3$s the types. */
     static final String SELECT_IDS_OF_TYPES_FOR_CLAIM = "SELECT " + CLAIM_COLUMNS + " FROM %1$s\n" + """
@@ -162,12 +185,23 @@ final class TaskSql {
     static final String NEXT_DUE = "SELECT MIN(due_at) FROM %1$s WHERE status = ?";
 
     /**
-     * %2$s lists the types. Not {@code MIN(due_at)}: with a condition on a column outside the {@code (status, due_at)}
-     * index, MariaDB and MySQL plan {@code MIN} as a scan of the whole table (300,000 rows read for one answer); this
-     * walks the index in due order and stops at the first row of one of the types.
+     * One type's part of {@link #NEXT_DUE_OF_TYPES}: the first entry of its {@code (status, task_type, due_at)} range
+     * (%2$s, forced as in {@link #SELECT_DUE_OF_TYPE_FOR_CLAIM}).
+     */
+    static final String NEXT_DUE_OF_TYPE = """
+            SELECT due_at FROM %1$s FORCE INDEX (%2$s) WHERE status = ? AND task_type = ? ORDER BY due_at LIMIT 1""";
+
+    /**
+     * %2$s is one {@link #NEXT_DUE_OF_TYPE} per type ({@link #perType}): an index entry read per type. Not
+     * {@code MIN(due_at)} with {@code task_type IN (...)}, which MariaDB and MySQL planned as a scan of the whole table
+     * (300,000 rows read for one answer), nor {@code ORDER BY due_at LIMIT 1} on the {@code (status, due_at)} index,
+     * which walks every row of other types due before the first of these (200,000 read behind a paused type's
+     * backlog).
      */
     static final String NEXT_DUE_OF_TYPES = """
-            SELECT due_at FROM %1$s WHERE status = ? AND task_type IN (%2$s) ORDER BY due_at LIMIT 1""";
+            %2$s
+            ORDER BY due_at
+            LIMIT 1""";
 
     /** %1$s is the quoted table of paused types. */
     static final String PAUSED_TYPES = "SELECT task_type FROM %1$s";
@@ -355,6 +389,20 @@ final class TaskSql {
     /** {@code count} {@link #KEY_MATCH}es, any of which selects a row, for {@link #SELECT_BY_KEYS}. */
     static String keyMatches(int count) {
         return String.join(" OR ", Collections.nCopies(count, KEY_MATCH));
+    }
+
+    /**
+     * A statement of some types that reads one range of {@code index} per type: {@code part} (formatted with the table
+     * and the index) alone for one type, else {@code count} parenthesized copies of it joined by {@code UNION ALL} as
+     * {@code statement}'s {@code %2$s}. One type needs no union, nor the parenthesized form, which MySQL accepts on its
+     * own only from 8.0.22.
+     */
+    static String perType(String statement, String part, String table, String index, int count) {
+        String one = part.formatted(table, index);
+        if (count == 1) {
+            return one;
+        }
+        return statement.formatted(table, String.join("\nUNION ALL\n", Collections.nCopies(count, "(" + one + ")")));
     }
 
     /** A statement that names {@code count} rows by id. */

@@ -31,6 +31,8 @@ class PurgeIT {
 
     private static final long DAY = 86_400_000L;
 
+    private static final String INDEX = "`delay_task_status_type_due`";
+
     private static HikariDataSource dataSource;
 
     private static JdbcTaskStore store;
@@ -141,20 +143,80 @@ class PurgeIT {
 
     /**
      * An idle jdbc source asks for the next due time of the types it claims. As {@code MIN(due_at)} with a type
-     * condition, both servers planned it as a scan of the whole table (every future task read at every poll); it must
-     * walk the {@code (status, due_at)} index and stop at the first row of one of the types.
+     * condition, both servers planned it as a scan of the whole table (every future task read at every poll); as
+     * {@code ORDER BY due_at LIMIT 1} on the {@code (status, due_at)} index it walked every row of other types due
+     * before the first of its own. It must read the first entry of each type's {@code (status, task_type, due_at)}
+     * range, without a sort of the rows (the union's sort is of one row per type).
      */
     @Test
-    void theNextDueTimeOfSomeTypesReadsTheDueIndexInOrder() {
+    void theNextDueTimeOfSomeTypesReadsTheFirstEntryOfEachTypesRange() {
         long changedAt = now - 3 * DAY - 11;
         load(20_000, "SCHEDULED", changedAt);
         try {
             jdbc.execute("ANALYZE TABLE delay_task");
-            String nextDue = TaskSql.NEXT_DUE_OF_TYPES.formatted("`delay_task`", TaskSql.placeholders(2));
-            Map<String, Object> read = plan(nextDue, "SCHEDULED", "purge", "other");
-            assertThat(read).as("the next due time of two types, from the (status, due_at) index")
+            String nextDue = TaskSql.perType(TaskSql.NEXT_DUE_OF_TYPES, TaskSql.NEXT_DUE_OF_TYPE, "`delay_task`",
+                    INDEX, 2);
+            List<Map<String, Object>> parts = plans(nextDue, "SCHEDULED", "purge", "SCHEDULED", "other").stream()
+                .filter(part -> part.get("table") != null && part.get("table").toString().equals("delay_task"))
+                .toList();
+            assertThat(parts).as("one range per type").hasSize(2).allSatisfy(part -> {
+                assertThat(part).containsEntry("key", "delay_task_status_type_due");
+                assertThat(String.valueOf(part.get("Extra"))).doesNotContain("filesort");
+            });
+            String oneType = TaskSql.perType(TaskSql.NEXT_DUE_OF_TYPES, TaskSql.NEXT_DUE_OF_TYPE, "`delay_task`",
+                    INDEX, 1);
+            Map<String, Object> alone = plan(oneType, "SCHEDULED", "purge");
+            assertThat(alone).containsEntry("key", "delay_task_status_type_due");
+            assertThat(String.valueOf(alone.get("Extra"))).doesNotContain("filesort");
+        }
+        finally {
+            jdbc.update("DELETE FROM delay_task WHERE updated_at = ?", changedAt);
+        }
+    }
+
+    /**
+     * The claim of some types reads one range of {@code (status, task_type, due_at)} per type, in due order: no
+     * filesort in any part, whatever the rows of other types (20,000 rows of one of them, none of the other).
+     */
+    @Test
+    void theClaimOfSomeTypesReadsOneRangePerType() {
+        long changedAt = now - 3 * DAY - 13;
+        load(20_000, "QUEUED", changedAt);
+        try {
+            jdbc.execute("ANALYZE TABLE delay_task");
+            String claim = TaskSql.perType(TaskSql.SELECT_DUE_OF_TYPES_FOR_CLAIM, TaskSql.SELECT_DUE_OF_TYPE_FOR_CLAIM,
+                    "`delay_task`", INDEX, 2);
+            List<Map<String, Object>> parts = plans(claim, "QUEUED", "purge", now, 500, "QUEUED", "other", now, 500,
+                    500).stream()
+                .filter(part -> part.get("table") != null && part.get("table").toString().equals("delay_task"))
+                .toList();
+            assertThat(parts).as("one range per type").hasSize(2).allSatisfy(part -> {
+                assertThat(part).containsEntry("key", "delay_task_status_type_due");
+                assertThat(String.valueOf(part.get("Extra"))).doesNotContain("filesort");
+            });
+        }
+        finally {
+            jdbc.update("DELETE FROM delay_task WHERE updated_at = ?", changedAt);
+        }
+    }
+
+    /**
+     * The statements without types keep the {@code (status, due_at)} index (the migration, the sweep of every type)
+     * or the {@code (status, updated_at)} one (the purge): V6's {@code (status, task_type, due_at)} cannot give due
+     * order across types, so neither is redundant.
+     */
+    @Test
+    void theStatementsWithoutTypesKeepTheirIndexes() {
+        long changedAt = now - 3 * DAY - 17;
+        load(20_000, "SCHEDULED", changedAt);
+        try {
+            jdbc.execute("ANALYZE TABLE delay_task");
+            assertThat(plan(TaskSql.SELECT_FOR_MIGRATION.formatted("`delay_task`"), now, 1_000))
                 .containsEntry("key", "delay_task_status_due");
-            assertThat(String.valueOf(read.get("Extra"))).doesNotContain("filesort");
+            assertThat(plan(TaskSql.SELECT_DUE_FOR_CLAIM.formatted("`delay_task`"), "SCHEDULED", now, 500))
+                .containsEntry("key", "delay_task_status_due");
+            assertThat(plan(TaskSql.SELECT_PENDING_PAGE.formatted("`delay_task`"), "SCHEDULED", 0L, 0L, 0L, 500))
+                .containsEntry("key", "delay_task_status_due");
         }
         finally {
             jdbc.update("DELETE FROM delay_task WHERE updated_at = ?", changedAt);
@@ -162,7 +224,11 @@ class PurgeIT {
     }
 
     private static Map<String, Object> plan(String sql, Object... args) {
-        return jdbc.queryForList("EXPLAIN " + sql, args).get(0);
+        return plans(sql, args).get(0);
+    }
+
+    private static List<Map<String, Object>> plans(String sql, Object... args) {
+        return jdbc.queryForList("EXPLAIN " + sql, args);
     }
 
     private static String join(List<Long> ids) {

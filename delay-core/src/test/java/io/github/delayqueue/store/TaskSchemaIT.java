@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 class TaskSchemaIT {
 
     /** The migrations in {@code db/delay/migration}. */
-    private static final int MIGRATIONS = 6;
+    private static final int MIGRATIONS = 7;
 
     @Test
     void createsTheTaskTableWithItsColumnsAndIndexes() {
@@ -40,6 +40,11 @@ class TaskSchemaIT {
                 + "WHERE table_schema = ? AND table_name = 'delay_task' AND index_name = 'delay_task_status_due' "
                 + "ORDER BY seq_in_index", String.class, db.name());
         assertThat(statusIndex).containsExactly("status", "due_at");
+        List<String> typeIndex = jdbc.queryForList("SELECT column_name FROM information_schema.statistics "
+                + "WHERE table_schema = ? AND table_name = 'delay_task' AND index_name = 'delay_task_status_type_due' "
+                + "ORDER BY seq_in_index", String.class, db.name());
+        assertThat(typeIndex).as("a claim reads one range per type it claims").containsExactly("status", "task_type",
+                "due_at");
         List<String> uniqueKey = jdbc.queryForList("SELECT column_name FROM information_schema.statistics "
                 + "WHERE table_schema = ? AND table_name = 'delay_task' AND index_name = 'delay_task_live_key' "
                 + "AND non_unique = 0 ORDER BY seq_in_index", String.class, db.name());
@@ -117,7 +122,7 @@ class TaskSchemaIT {
         assertThat(jdbc.queryForList("SELECT index_name FROM information_schema.statistics WHERE table_schema = ? "
                 + "AND table_name = ?", String.class, db.name(), longest))
             .contains(longest + "_type_key", longest + "_live_key", longest + "_waiting_key",
-                    longest + "_status_due");
+                    longest + "_status_due", longest + "_status_type_due");
         assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM `order`", Integer.class)).isZero();
     }
 

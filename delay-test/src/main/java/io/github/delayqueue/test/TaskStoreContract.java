@@ -594,6 +594,69 @@ public abstract class TaskStoreContract {
             .extracting(ClaimedTask::id).containsExactly(other);
     }
 
+    /** A claim of several types takes the oldest of all of them first, whatever their type, up to its size. */
+    @Test
+    void typedClaimsTakeTheOldestOverAllTheirTypes() {
+        insert(task("other", null, T0 - 9, TaskStatus.QUEUED, null));
+        long a1 = insert(task("a", null, T0 - 8, TaskStatus.QUEUED, null));
+        long b1 = insert(task("b", null, T0 - 7, TaskStatus.QUEUED, null));
+        long a2 = insert(task("a", null, T0 - 6, TaskStatus.QUEUED, null));
+        long b2 = insert(task("b", null, T0 - 5, TaskStatus.QUEUED, null));
+        long a3 = insert(task("a", null, T0 - 4, TaskStatus.QUEUED, null));
+
+        assertThat(store.claimDue(TaskStatus.QUEUED, T0, 3, Set.of("a", "b"), lease("a", T0 + 30_000)))
+            .extracting(ClaimedTask::id).containsExactly(a1, b1, a2);
+        assertThat(store.claimDue(TaskStatus.QUEUED, T0, 3, Set.of("a", "b"), lease("a", T0 + 30_000)))
+            .extracting(ClaimedTask::id).containsExactly(b2, a3);
+    }
+
+    /**
+     * Instances claiming several types at once take disjoint tasks and, claiming until they find none, together all
+     * of those types, none of a type they skip: a claim skips rows another one holds and reads on for others.
+     */
+    @Test
+    void concurrentClaimersOfSeveralTypesTakeDisjointTasksAndTogetherTakeAll() throws Exception {
+        Set<Long> ids = new HashSet<>();
+        List<NewTask> tasks = new ArrayList<>();
+        List<String> types = List.of("a", "b", "c", "skipped");
+        for (int i = 0; i < 1_200; i++) {
+            tasks.add(task(types.get(i % types.size()), null, T0 - i % 11, TaskStatus.QUEUED, null));
+        }
+        Set<Long> skipped = new HashSet<>();
+        List<InsertedTask> inserted = store.insert(tasks, T0);
+        for (int i = 0; i < inserted.size(); i++) {
+            (types.get(i % types.size()).equals("skipped") ? skipped : ids).add(inserted.get(i).id());
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Callable<List<Long>>> claimers = new ArrayList<>();
+            for (int c = 0; c < 4; c++) {
+                TaskStore instance = anotherInstance();
+                Lease lease = lease("owner-" + c, T0 + 30_000);
+                claimers.add(() -> {
+                    List<Long> mine = new ArrayList<>();
+                    List<ClaimedTask> batch;
+                    do {
+                        batch = instance.claimDue(TaskStatus.QUEUED, T0, 25, Set.of("a", "b", "c"), lease);
+                        batch.forEach(task -> mine.add(task.id()));
+                    }
+                    while (!batch.isEmpty());
+                    return mine;
+                });
+            }
+            List<Long> all = new ArrayList<>();
+            for (Future<List<Long>> claimer : pool.invokeAll(claimers, 60, TimeUnit.SECONDS)) {
+                all.addAll(claimer.get());
+            }
+            assertThat(all).doesNotHaveDuplicates();
+            assertThat(new HashSet<>(all)).isEqualTo(ids);
+            assertThat(skipped).allSatisfy(id -> assertThat(view(id).status()).isEqualTo(TaskStatus.QUEUED));
+        }
+        finally {
+            pool.shutdownNow();
+        }
+    }
+
     @Test
     void concurrentClaimersTakeDisjointTasksAndTogetherTakeAll() throws Exception {
         Set<Long> ids = new HashSet<>();
