@@ -48,7 +48,10 @@ public final class ClaimLimits {
         return limits;
     }
 
-    /** Called by the store: the claim took all that {@code type}'s limit allowed now, or none because of it. */
+    /**
+     * Called by the store: the claim could take no more of {@code type} now: it took all its limit allowed (or none
+     * because of it), or another claim held the type's turn. The engine leaves the type out until a recheck.
+     */
     public void reached(String type) {
         onReached.accept(type);
     }

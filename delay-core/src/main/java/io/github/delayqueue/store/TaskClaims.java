@@ -158,10 +158,13 @@ final class TaskClaims {
         return all;
     }
 
-    /** Counts the starts a claim took of a limited type, and says when it took all the type's room. */
+    /**
+     * Counts the starts a claim took of a limited type, and says when it could take no more of it now: it took all
+     * the type's room, or another claim held the type's turn (which a source must not read as "none left").
+     */
     private void tookOf(JdbcTemplate t, ClaimLimits limits, String type, TypeLimitRows.Room room, int taken) {
         limitRows.took(t, type, room, taken);
-        if (room.counted() && taken == room.left()) {
+        if (!room.counted() || taken == room.left()) {
             limits.reached(type);
         }
     }
