@@ -77,6 +77,11 @@ final class ClaimableTypes {
         return cluster.of(types);
     }
 
+    /** Results of ended tasks were written: a type at its cluster-wide limit that ended one here has room again. */
+    void written() {
+        cluster.written();
+    }
+
     /** When a type left out at its cluster-wide limit is to be tried again; {@link Long#MAX_VALUE} when none is. */
     long nextRecheck() {
         return cluster.nextRecheck();

@@ -16,9 +16,10 @@ import io.github.delayqueue.store.TypeLimit;
  * The cluster-wide limits of this instance's types ({@code @DelayedHandler(clusterConcurrency,
  * clusterStartsPerSecond)}) and which of them the last claims found reached. The store holds a limit inside each claim
  * ({@link ClaimLimits}); this keeps a type whose limit stopped a claim out of the next claims ({@link #atLimit}) until
- * a slot may be free again: at once when a task of it ends here, else after the recheck (the poll interval, at most a
- * second; the next second for a per-second limit), since what ends on other instances is seen only by asking the
- * database. So a type at its limit costs one claim statement per recheck and instance, not one per claim round.
+ * a slot may be free again: as soon as the result of a task of it that ended here is written, else after the recheck
+ * (the poll interval, at most a second; the next second for a per-second limit), since what ends on other instances is
+ * seen only by asking the database. So a type at its limit costs one claim statement per recheck and instance, not one
+ * per claim round.
  */
 final class ClusterLimits {
 
@@ -32,6 +33,9 @@ final class ClusterLimits {
 
     /** Types whose limit a claim reached, and when to ask the database again. */
     private final Map<String, Long> atLimitUntil = new ConcurrentHashMap<>();
+
+    /** Types at their limit with a task that ended here since the last results were written. */
+    private final Set<String> endedHere = ConcurrentHashMap.newKeySet();
 
     private volatile Runnable freed = () -> {
     };
@@ -80,9 +84,24 @@ final class ClusterLimits {
         return next;
     }
 
-    /** A task of {@code type} left this instance's pool: its slot is free, so the type may be claimed at once. */
+    /**
+     * A task of {@code type} left this instance's pool. Its slot is free in the database once its result is written
+     * ({@link #written}): claimed at once, the database would still count it running.
+     */
     void done(String type) {
-        if (atLimitUntil.remove(type) != null) {
+        if (atLimitUntil.containsKey(type)) {
+            endedHere.add(type);
+        }
+    }
+
+    /** The results of tasks that ended here were written: a type at its limit with one among them has a slot now. */
+    void written() {
+        boolean any = false;
+        for (String type : endedHere) {
+            endedHere.remove(type);
+            any |= atLimitUntil.remove(type) != null;
+        }
+        if (any) {
             freed.run();
         }
     }

@@ -147,6 +147,7 @@ class DelayQueueEngine {
         resultWriter.onWritten(written -> {
             boolean keyed = held.anyKeyed(written);
             held.forget(written);
+            claimable.written(); // a type at its cluster-wide limit that ended a task here has a slot again
             if (keyed) {
                 followUps.runWithin(0); // a follow-up of one of them may wait: release it now, not within a second
             }

@@ -61,10 +61,14 @@ class ClaimableTypesAtClusterLimitTest {
         claimable.limits(Set.of("running")).reached("running");
         lanes.held("running");
         lanes.done("running");
+        assertThat(claimable.now()).as("ended here, its result not written: still counted running")
+            .doesNotContain("running");
+        claimable.written();
         assertThat(claimable.now()).as("a slot of it freed here").contains("running");
         assertThat(woken).as("the dispatcher told").hasValue(1);
         lanes.held("running");
         lanes.done("running");
+        claimable.written();
         assertThat(woken).as("not for a type that was not at its limit").hasValue(1);
     }
 
