@@ -24,14 +24,14 @@ import org.springframework.boot.health.contributor.Health;
  * Health of the queue, as {@code delayQueue} under {@code /actuator/health}. DOWN when the task database does not
  * answer within the timeout (the query runs on a thread of its own, so a hung connection pool cannot hang the health
  * endpoint), when one of the engine's loops or jobs has stalled (lease renewal, say: {@code stalled} names it, and
- * {@code engine} says when each last completed a run), or when {@code delay.health.max-overdue} is set and the
- * oldest overdue task is later than that. On an instance that runs tasks, {@code unservedTasks} and
- * {@code oldestUnservedAge} say how many overdue tasks are of types it has no handler for, and how late the oldest is:
- * it never claims them, they wait for an instance that runs them, and they do not change the status here (another
- * application on the same table may be about to run them); {@code pausedTypes} lists the types it does not claim
- * because they are paused. An
- * unreachable Redis alone is not DOWN: the queue keeps running tasks from the database, less precisely, and says so
- * in {@code redisReachable}.
+ * {@code engine} says when each last completed a run), or when {@code delay.health.max-overdue} is set and the oldest
+ * overdue task is later than that. On an instance that runs tasks, {@code unservedTasks} and {@code oldestUnservedAge}
+ * say how many overdue tasks are of types it has no handler for, and how late the oldest is: it never claims them,
+ * they wait for an instance that runs them, and they do not change the status here (another application on the same
+ * table may be about to run them); {@code pausedTypes} lists the types it does not claim because they are paused,
+ * {@code typesAtClusterLimit} those whose cluster-wide limit its last claims found reached (their due tasks wait for a
+ * slot, which is no fault). An unreachable Redis alone is not DOWN: the queue keeps running tasks from the database,
+ * less precisely, and says so in {@code redisReachable}.
  */
 public class DelayQueueHealthIndicator extends AbstractHealthIndicator implements AutoCloseable {
 
@@ -87,6 +87,7 @@ public class DelayQueueHealthIndicator extends AbstractHealthIndicator implement
             }
             builder.withDetail("instance", status.instanceId())
                 .withDetail("pausedTypes", status.pausedTypes().stream().sorted().toList())
+                .withDetail("typesAtClusterLimit", status.typesAtClusterLimit().stream().sorted().toList())
                 .withDetail("heldTasks", status.heldTasks())
                 .withDetail("capacity", status.capacity())
                 .withDetail("engine", work);

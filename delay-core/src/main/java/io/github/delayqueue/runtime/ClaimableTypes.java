@@ -77,6 +77,17 @@ final class ClaimableTypes {
         return cluster.of(types);
     }
 
+    /** The served types a claim found at their cluster-wide limit, left out until a slot may be free. */
+    Set<String> atClusterLimit() {
+        Set<String> types = new HashSet<>();
+        for (String type : registry.types()) {
+            if (cluster.atLimit(type)) {
+                types.add(type);
+            }
+        }
+        return types;
+    }
+
     /** Results of ended tasks were written: a type at its cluster-wide limit that ended one here has room again. */
     void written() {
         cluster.written();

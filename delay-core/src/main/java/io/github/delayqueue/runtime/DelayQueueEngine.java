@@ -410,6 +410,10 @@ class DelayQueueEngine {
         return paused.all();
     }
 
+    Set<String> typesAtClusterLimit() {
+        return claimable.atClusterLimit();
+    }
+
     /** Reads the shared pauses now, after this instance changed one: the others do within a second. */
     void refreshPaused() {
         paused.refresh();

@@ -292,14 +292,15 @@ public final class DelayQueueRuntime implements AutoCloseable {
         Boolean indexAnswers = tiers.indexed() ? indexer.available() : null;
         DelayQueueEngine consumer = engine;
         if (consumer == null) {
-            return new Status(mode(), indexAnswers, null, false, 0, 0, List.of(), Set.of(), Set.of());
+            return new Status(mode(), indexAnswers, null, false, 0, 0, List.of(), Set.of(), Set.of(), Set.of());
         }
         List<Work> work = new ArrayList<>();
         for (EngineWork each : consumer.work()) {
             work.add(new Work(each.name(), each.sinceLastRun(), each.stalled()));
         }
         return new Status(mode(), indexAnswers, consumer.instanceId(), consumer.isRunning(), consumer.heldTasks(),
-                consumer.capacity(), List.copyOf(work), consumer.servedTypes(), consumer.pausedTypes());
+                consumer.capacity(), List.copyOf(work), consumer.servedTypes(), consumer.pausedTypes(),
+                consumer.typesAtClusterLimit());
     }
 
     /**
@@ -429,10 +430,14 @@ public final class DelayQueueRuntime implements AutoCloseable {
      * @param pausedTypes the types this instance does not claim now although it may serve them: paused on every
      *     instance ({@link #pause}, as last read) or by its {@code delay.paused-types}; empty on a producer-only
      *     instance
+     * @param typesAtClusterLimit the types whose cluster-wide limit ({@code @DelayedHandler(clusterConcurrency,
+     *     clusterStartsPerSecond)}) this instance's last claims found reached: their due tasks wait for a slot, which
+     *     tells a type held back by its limit from one stuck for another reason; empty on a producer-only instance
      * @since 0.1.0
      */
     public record Status(Mode mode, @Nullable Boolean indexAnswers, @Nullable String instanceId, boolean running,
-            int heldTasks, int capacity, List<Work> work, Set<String> servedTypes, Set<String> pausedTypes) {
+            int heldTasks, int capacity, List<Work> work, Set<String> servedTypes, Set<String> pausedTypes,
+            Set<String> typesAtClusterLimit) {
     }
 
     /**

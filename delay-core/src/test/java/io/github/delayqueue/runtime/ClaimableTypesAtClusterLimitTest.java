@@ -53,9 +53,11 @@ class ClaimableTypesAtClusterLimitTest {
         assertThat(claimable.now()).containsExactlyInAnyOrder("paced", "free");
         assertThat(claimable.room("running")).isZero();
         assertThat(claimable.nextRecheck()).as("the poll interval later").isEqualTo(10_700);
+        assertThat(claimable.atClusterLimit()).containsExactly("running");
 
         clock.set(10_700);
         assertThat(claimable.now()).contains("running");
+        assertThat(claimable.atClusterLimit()).isEmpty();
         assertThat(claimable.nextRecheck()).isEqualTo(Long.MAX_VALUE);
 
         claimable.limits(Set.of("running")).reached("running");
