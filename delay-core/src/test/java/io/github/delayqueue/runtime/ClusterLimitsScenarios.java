@@ -58,8 +58,6 @@ abstract class ClusterLimitsScenarios {
             queue.schedule("limits.free", "f" + i, Duration.ZERO);
         }
 
-        await().atMost(PATIENCE).untilAsserted(() -> assertThat(runtimes).as("one says the type waits for a slot")
-            .anySatisfy(runtime -> assertThat(runtime.status().typesAtClusterLimit()).contains("limits.limited")));
         await().atMost(PATIENCE).untilAsserted(() -> assertThat(journal.finished).hasValue(48));
         assertThat(journal.most("limits.limited")).as("most running at once across the instances, limit 2")
             .isEqualTo(2);
