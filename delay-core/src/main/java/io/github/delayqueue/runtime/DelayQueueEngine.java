@@ -154,7 +154,7 @@ class DelayQueueEngine {
         });
         EngineSettings.Retention retention = settings.retention();
         if (!retention.byStatus().isEmpty()) {
-            job("retention purge", retention.interval(), new RetentionPurge(store, retention, clock), events);
+            jobs.add(new RetentionPurge(store, retention, clock).job(scheduler, events));
         }
         if (tiers.indexed()) {
             EngineSettings.Hybrid hybrid = settings.hybrid();

@@ -17,13 +17,22 @@ final class Pacing {
     }
 
     /**
+     * How long to pause after the step that started at {@code stepStartedNanos} ({@link System#nanoTime()}): as long
+     * as it took, at most {@link #MAX_PAUSE_NANOS}. For work in rounds on the scheduler (the purge), which asks for its
+     * next round after the pause instead of holding a thread through it.
+     */
+    static long pauseNanos(long stepStartedNanos) {
+        return Math.min(System.nanoTime() - stepStartedNanos, MAX_PAUSE_NANOS);
+    }
+
+    /**
      * Pauses as long as the step that started at {@code stepStartedNanos} ({@link System#nanoTime()}) took, at most
      * {@link #MAX_PAUSE_NANOS}; returns early, keeping the thread's interrupt status, when it is interrupted.
      *
      * @return {@code false} when interrupted: the caller stops
      */
     static boolean pauseAfter(long stepStartedNanos) {
-        long pause = Math.min(System.nanoTime() - stepStartedNanos, MAX_PAUSE_NANOS);
+        long pause = pauseNanos(stepStartedNanos);
         long until = System.nanoTime() + pause;
         long left;
         while ((left = until - System.nanoTime()) > 0) {

@@ -2,16 +2,22 @@ package io.github.delayqueue.runtime;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.test.InMemoryTaskStore;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
+
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The purge is paced: a large backlog of finished rows (after an outage, a shortened retention, or a soak's preloaded
@@ -27,27 +33,31 @@ class RetentionPurgeTest {
     @Test
     void pausesAfterEachBatchAsLongAsItTookAndDeletesTheWholeBacklog() {
         SlowBacklog store = new SlowBacklog(5 * BATCH + 10, Duration.ofMillis(20));
-        purge(store, Duration.ofMinutes(1)).run();
+        RetentionPurge purge = purge(store, Duration.ofMinutes(1));
+        List<Duration> pauses = runOnce(purge);
 
         assertThat(store.deleted).isEqualTo(5 * BATCH + 10);
         assertThat(store.batches).hasSize(6); // the last one found less than a batch: nothing is left
-        for (int i = 1; i < store.batches.size(); i++) {
-            Batch before = store.batches.get(i - 1);
-            assertThat(store.batches.get(i).startNanos - before.endNanos)
-                .as("the pause before batch %d, after a batch that took %d ms", i + 1,
+        assertThat(pauses).hasSize(5);
+        for (int i = 0; i < pauses.size(); i++) {
+            Batch before = store.batches.get(i);
+            assertThat(pauses.get(i).toNanos())
+                .as("the pause before batch %d, after a batch that took %d ms", i + 2,
                         TimeUnit.NANOSECONDS.toMillis(before.endNanos - before.startNanos))
                 .isGreaterThanOrEqualTo(before.endNanos - before.startNanos);
         }
+        assertThat(purge.nextDelay()).as("after the run, the next comes after the interval")
+            .isEqualTo(Duration.ofMinutes(1));
     }
 
     @Test
     void aRunEndsAfterItsIntervalAndTheNextGoesOn() {
         SlowBacklog store = new SlowBacklog(1_000 * BATCH, Duration.ofMillis(10));
         RetentionPurge purge = purge(store, Duration.ofMillis(200));
-        purge.run();
+        runOnce(purge);
         int first = store.batches.size();
         assertThat(first).as("batches in a run of 200 ms, each taking 10 ms and a pause").isBetween(2, 20);
-        purge.run();
+        runOnce(purge);
         assertThat(store.batches.size()).isGreaterThan(first);
         assertThat(store.deleted).isEqualTo((long) store.batches.size() * BATCH);
     }
@@ -56,9 +66,54 @@ class RetentionPurgeTest {
     void aRunWhileAnotherInstancePurgesMakesOneCall() {
         SlowBacklog store = new SlowBacklog(1_000 * BATCH, Duration.ZERO);
         store.lockedElsewhere = true;
-        purge(store, Duration.ofMinutes(1)).run();
+        runOnce(purge(store, Duration.ofMinutes(1)));
         assertThat(store.calls).isEqualTo(1);
         assertThat(store.deleted).isZero();
+    }
+
+    /**
+     * A run's pauses are between rounds: on a scheduler of one thread (or one lane for the rounds that wait on the
+     * database or Redis), the claims and every other round get the thread while a large backlog is purged, instead of
+     * after the whole run, up to an interval later.
+     */
+    @Test
+    void aRunHoldsNoSchedulerThreadWhileItPauses() throws Exception {
+        int batches = 50; // about 2 s of batches and pauses: the probe below comes long before the end
+        SlowBacklog store = new SlowBacklog(batches * BATCH + 10, Duration.ofMillis(20));
+        ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler();
+        scheduler.setPoolSize(1);
+        scheduler.initialize();
+        PeriodicJob job = purge(store, Duration.ofMinutes(1)).job(scheduler, TaskEvents.NONE);
+        try {
+            job.start();
+            job.runWithin(0); // the first run now, not after the interval
+            await().pollInterval(Duration.ofMillis(5)).atMost(Duration.ofSeconds(10))
+                .until(() -> !store.batches.isEmpty());
+            CompletableFuture<Integer> probe = new CompletableFuture<>();
+            scheduler.execute(() -> probe.complete(store.batches.size()));
+            int doneByThen = probe.get(10, TimeUnit.SECONDS);
+            assertThat(doneByThen)
+                .as("batches done when another round got the scheduler's one thread, of %d", batches + 1)
+                .isLessThan(batches + 1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> store.deleted == batches * BATCH + 10);
+        }
+        finally {
+            job.stop();
+            scheduler.shutdown();
+        }
+    }
+
+    /** Runs rounds until the run ends, pausing between them as the job would; the pauses asked for. */
+    private static List<Duration> runOnce(RetentionPurge purge) {
+        List<Duration> pauses = new ArrayList<>();
+        purge.run();
+        while (purge.running()) {
+            Duration pause = purge.nextDelay();
+            pauses.add(pause);
+            LockSupport.parkNanos(pause.toNanos());
+            purge.run();
+        }
+        return pauses;
     }
 
     private RetentionPurge purge(SlowBacklog store, Duration interval) {
@@ -80,9 +135,9 @@ class RetentionPurgeTest {
 
         volatile boolean lockedElsewhere;
 
-        int calls;
+        volatile int calls;
 
-        long deleted;
+        volatile long deleted;
 
         private long left;
 
