@@ -106,7 +106,7 @@ final class IndexTaskSource implements TaskSource {
             // (popped by an instance that died before its claim) is reached in due order instead of after the
             // backlog drains.
             int share = backlog ? Math.max(1, limit / 4) : limit;
-            int swept = claimPending(now - sweepGraceMillis, share, now, types, claimed);
+            int swept = sweep(now - sweepGraceMillis, share, now, types, claimed);
             if (swept > 0) {
                 events.recovered(TaskEvents.RecoveryReason.SWEEP, swept);
             }
@@ -218,6 +218,27 @@ final class IndexTaskSource implements TaskSource {
         }
         firstShard = (firstShard + 1) % shards;
         return ids;
+    }
+
+    /**
+     * Claims the rows pending since before {@code dueBy}, up to {@code share}, {@code QUEUED} first: found by a plain
+     * read, then claimed by id. Nearly every sweep finds none, and a locking claim that finds none is the dear case: it
+     * walks on past its ranges over the entries of tasks that just left them ({@link TaskStore#pendingDue}), once a
+     * second on the dispatcher's round. A row another instance claims between the read and the claim is skipped.
+     */
+    private int sweep(long dueBy, int share, long now, Set<String> types, List<ClaimedTask> into) {
+        List<Long> found = new ArrayList<>();
+        store.pendingDue(TaskStatus.QUEUED, dueBy, share, types).forEach(task -> found.add(task.id()));
+        if (found.size() < share) {
+            store.pendingDue(TaskStatus.SCHEDULED, dueBy, share - found.size(), types)
+                .forEach(task -> found.add(task.id()));
+        }
+        if (found.isEmpty()) {
+            return 0;
+        }
+        List<ClaimedTask> won = store.claimIds(found, dueBy, types, claimable.limits(types), terms.at(now));
+        into.addAll(won);
+        return won.size();
     }
 
     /** Claims pending rows due by {@code dueBy} straight from the database, {@code QUEUED} first. */

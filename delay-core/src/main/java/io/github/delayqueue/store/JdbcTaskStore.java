@@ -263,6 +263,22 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
     }
 
     @Override
+    public List<DueTask> pendingDue(TaskStatus status, long dueBy, int limit, Set<String> types) {
+        if (limit <= 0 || types.isEmpty()) {
+            return List.of();
+        }
+        String select = TaskSql.perType(TaskSql.DUE_OF_TYPES, TaskSql.DUE_OF_TYPE, table, typeIndex, types.size());
+        List<Object> args = new ArrayList<>();
+        for (String type : types) {
+            args.addAll(List.of(status.name(), type, dueBy, limit));
+        }
+        if (types.size() > 1) {
+            args.add(limit);
+        }
+        return engine.call(() -> engineJdbc.query(select, TaskRows.DUE, args.toArray()));
+    }
+
+    @Override
     public OptionalLong nextDue(TaskStatus status) {
         Long min = engine.call(() -> engineJdbc.queryForObject(nextDue, Long.class, status.name()));
         return min == null ? OptionalLong.empty() : OptionalLong.of(min);

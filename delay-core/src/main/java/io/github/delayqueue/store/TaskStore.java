@@ -167,6 +167,15 @@ public interface TaskStore {
     /** Those of {@code ids} that are still pending and of one of {@code types}, with their due times. */
     List<DueTask> pendingAmong(Collection<Long> ids, Set<String> types);
 
+    /**
+     * Up to {@code limit} tasks in {@code status} of one of {@code types} due by {@code dueBy}, earliest first, read
+     * without locking them: the look of the hybrid sweep for rows the index lost, which expects few or none and claims
+     * what it finds with {@link #claimIds(Collection, long, Set, ClaimLimits, Lease)}. A locking claim of due rows
+     * costs far more when it finds none (on MySQL and MariaDB it walks past its range over the delete-marked entries of
+     * tasks that just left the status); unlike it, this read shows concurrent callers the same rows.
+     */
+    List<DueTask> pendingDue(TaskStatus status, long dueBy, int limit, Set<String> types);
+
     /** The earliest due time among tasks in {@code status}. */
     OptionalLong nextDue(TaskStatus status);
 

@@ -221,7 +221,9 @@ class IndexTaskSourceTest {
         assertThat(index.size(0)).isEqualTo(1);
         FetchResult next = source.fetch(T0 + 40_000, 10);
         assertThat(next.tasks()).extracting(ClaimedTask::id).containsExactly(id);
-        assertThat(leases).extracting(Lease::until).containsExactly(T0 + 40_000 + 30_000);
+        // the row is overdue past the sweep's grace too: the sweep claims it by id and the pop's claim finds it taken
+        assertThat(leases).as("every claim with a fresh lease").isNotEmpty().extracting(Lease::until)
+            .containsOnly(T0 + 40_000 + 30_000);
     }
 
     private long queued(InMemoryTaskStore store, long dueAt) {

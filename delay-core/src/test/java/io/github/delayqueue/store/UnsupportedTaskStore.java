@@ -103,6 +103,11 @@ public abstract class UnsupportedTaskStore implements TaskStore {
     }
 
     @Override
+    public List<DueTask> pendingDue(TaskStatus status, long dueBy, int limit, Set<String> types) {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
     public Set<String> pausedTypes() {
         throw new UnsupportedOperationException();
     }

@@ -493,6 +493,14 @@ public class InMemoryTaskStore implements TaskStore {
     }
 
     @Override
+    public List<DueTask> pendingDue(TaskStatus status, long dueBy, int limit, Set<String> types) {
+        synchronized (lock) {
+            return select(row -> row.status == status && row.dueAt <= dueBy && types.contains(row.type), DUE_ORDER,
+                    limit).stream().map(row -> new DueTask(row.id, row.dueAt)).toList();
+        }
+    }
+
+    @Override
     public OptionalLong nextDue(TaskStatus status) {
         synchronized (lock) {
             return rows.values().stream().filter(row -> row.status == status).mapToLong(row -> row.dueAt).min();

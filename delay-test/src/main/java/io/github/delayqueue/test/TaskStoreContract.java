@@ -1169,6 +1169,25 @@ public abstract class TaskStoreContract {
         assertThat(store.nextDue(TaskStatus.SCHEDULED, Set.of())).isEmpty();
     }
 
+    /** The sweep's look: pending rows of some types due by a time, earliest first, left as they were. */
+    @Test
+    void pendingDueListsTheEarliestDueOfThoseTypesAndClaimsNothing() {
+        insert(task("other", null, T0 - 50, TaskStatus.QUEUED, null));
+        long a = insert(task("a", null, T0 - 10, TaskStatus.QUEUED, null));
+        long b = insert(task("b", null, T0 - 30, TaskStatus.QUEUED, null));
+        long later = insert(task("a", null, T0 - 5, TaskStatus.QUEUED, null));
+        insert(task("a", null, T0 + 10, TaskStatus.QUEUED, null));
+        insert(task("a", null, T0 - 40, TaskStatus.SCHEDULED, null));
+
+        assertThat(store.pendingDue(TaskStatus.QUEUED, T0, 10, Set.of("a", "b")))
+            .containsExactly(new DueTask(b, T0 - 30), new DueTask(a, T0 - 10), new DueTask(later, T0 - 5));
+        assertThat(store.pendingDue(TaskStatus.QUEUED, T0, 2, Set.of("a", "b"))).extracting(DueTask::id)
+            .containsExactly(b, a);
+        assertThat(store.pendingDue(TaskStatus.QUEUED, T0, 10, Set.of("c"))).isEmpty();
+        assertThat(store.pendingDue(TaskStatus.QUEUED, T0, 10, Set.of())).isEmpty();
+        assertThat(store.pendingAmong(List.of(a, b, later))).as("still pending").hasSize(3);
+    }
+
     /** A pause is shared by every instance on the store, once, until resumed. */
     @Test
     void aPausedTypeIsPausedForEveryInstanceUntilResumed() {
