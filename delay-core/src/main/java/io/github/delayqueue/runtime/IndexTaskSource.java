@@ -222,8 +222,8 @@ final class IndexTaskSource implements TaskSource {
 
     /**
      * Claims the rows pending since before {@code dueBy}, up to {@code share}, {@code QUEUED} first: found by a plain
-     * read, then claimed by id. Nearly every sweep finds none, and a locking claim that finds none is the dear case: it
-     * walks on past its ranges over the entries of tasks that just left them ({@link TaskStore#pendingDue}), once a
+     * read, then claimed by id. Nearly every sweep finds none, and a locking claim that finds none is the costly case:
+     * it walks on past its ranges over the entries of tasks that just left them ({@link TaskStore#pendingDue}), once a
      * second on the dispatcher's round. A row another instance claims between the read and the claim is skipped.
      */
     private int sweep(long dueBy, int share, long now, Set<String> types, List<ClaimedTask> into) {

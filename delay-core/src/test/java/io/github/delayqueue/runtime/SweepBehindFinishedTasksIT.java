@@ -50,7 +50,8 @@ class SweepBehindFinishedTasksIT {
                 new ClaimTerms("me", Duration.ofSeconds(30)), TaskEvents.NONE, settings(), () -> now,
                 Handlers.claiming("t"));
 
-        try (Connection snapshot = dataSource.getConnection(); Statement statement = snapshot.createStatement()) {
+        try (Connection snapshot = dataSource.getConnection(); Statement statement = snapshot.createStatement();
+                AutoCloseable closeStore = (AutoCloseable) store) {
             statement.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
             statement.executeQuery("SELECT COUNT(*) FROM delay_task").close();
             // the other type's tasks leave the queue: each leaves a delete-marked (QUEUED, t.next, due) entry
