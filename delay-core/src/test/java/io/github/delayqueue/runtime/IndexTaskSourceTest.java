@@ -70,7 +70,7 @@ class IndexTaskSourceTest {
                 () -> clockAfterPop, Handlers.claiming("t"));
     }
 
-    private static EngineSettings settings() {
+    static EngineSettings settings() {
         return new EngineSettings("me",
                 new EngineSettings.Worker(4, 0, 100, Duration.ofMillis(CLAIM_AHEAD), Duration.ofSeconds(30),
                         Duration.ofSeconds(20), Duration.ofSeconds(5), null),

@@ -7,6 +7,7 @@ import java.util.Map;
 import javax.sql.DataSource;
 
 import io.github.delayqueue.store.ClaimedTask;
+import io.github.delayqueue.store.NumberRows;
 import io.github.delayqueue.store.TableNames;
 import io.github.delayqueue.store.TaskSchema;
 import io.github.delayqueue.store.TaskStore;
@@ -47,8 +48,8 @@ class SweepBehindFinishedTasksIT {
         long lost = jdbc.queryForObject("SELECT id FROM delay_task WHERE task_type = 't'", Long.class);
         TaskStore store = TaskStore.jdbc(dataSource, TABLE, Duration.ofSeconds(30));
         IndexTaskSource source = new IndexTaskSource(new Indexer(new InMemoryTimeIndex(1), TaskEvents.NONE), store,
-                new ClaimTerms("me", Duration.ofSeconds(30)), TaskEvents.NONE, settings(), () -> now,
-                Handlers.claiming("t"));
+                new ClaimTerms("me", Duration.ofSeconds(30)), TaskEvents.NONE, IndexTaskSourceTest.settings(),
+                () -> now, Handlers.claiming("t"));
 
         try (Connection snapshot = dataSource.getConnection(); Statement statement = snapshot.createStatement();
                 AutoCloseable closeStore = (AutoCloseable) store) {
@@ -72,25 +73,13 @@ class SweepBehindFinishedTasksIT {
 
     /** {@code count} queued rows of {@code type}, due a millisecond apart from {@code firstDue}. */
     private static void load(JdbcTemplate jdbc, String type, int count, long firstDue, long now) {
-        String digits = "(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 "
-                + "UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9)";
         jdbc.update("INSERT INTO delay_task (task_type, payload, due_at, status, created_at, updated_at) "
-                + "SELECT ?, '\"p\"', ? + n, 'QUEUED', ?, ? FROM (SELECT a.d + 10 * b.d + 100 * c.d + 1000 * e.d "
-                + "+ 10000 * f.d AS n FROM " + digits + " a, " + digits + " b, " + digits + " c, " + digits + " e, "
-                + digits + " f) seq WHERE n < ?", type, firstDue, now, now, count);
+                + "SELECT ?, '\"p\"', ? + n, 'QUEUED', ?, ? FROM " + NumberRows.upTo(5) + " WHERE n < ?", type,
+                firstDue, now, now, count);
     }
 
     private static long pageReads(JdbcTemplate jdbc) {
         Map<String, Object> row = jdbc.queryForMap("SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_read_requests'");
         return Long.parseLong(String.valueOf(row.get("Value")));
-    }
-
-    private static EngineSettings settings() {
-        return new EngineSettings("me",
-                new EngineSettings.Worker(4, 0, 100, Duration.ofMillis(25), Duration.ofSeconds(30),
-                        Duration.ofSeconds(20), Duration.ofSeconds(5), null),
-                new EngineSettings.Jdbc(Duration.ofMillis(200)), new EngineSettings.Redis(Duration.ofSeconds(1)),
-                new EngineSettings.Hybrid(Duration.ofSeconds(5), Duration.ofSeconds(1), Duration.ofSeconds(30), 1_000),
-                new EngineSettings.Retention(Map.of(), Duration.ofMinutes(1), 1_000));
     }
 }

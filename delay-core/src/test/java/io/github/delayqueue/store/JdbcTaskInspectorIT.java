@@ -26,16 +26,10 @@ class JdbcTaskInspectorIT {
 
     private static final long DAY = 86_400_000L;
 
-    private static final String DIGITS = "(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 "
-            + "UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 "
-            + "UNION ALL SELECT 9)";
-
     private static void load(JdbcTemplate jdbc, int count, String status, long dueFrom) {
         jdbc.update("INSERT INTO delay_task (task_type, payload, due_at, status, created_at, updated_at) "
-                + "SELECT CONCAT('type-', n % 3), '\"p\"', ? + n, ?, ?, ? FROM (SELECT a.d + 10 * b.d + 100 * c.d "
-                + "+ 1000 * e.d + 10000 * f.d + 100000 * g.d AS n FROM " + DIGITS + " a, " + DIGITS + " b, " + DIGITS
-                + " c, " + DIGITS + " e, " + DIGITS + " f, " + DIGITS + " g) seq WHERE n < ?", dueFrom, status,
-                dueFrom, dueFrom, count);
+                + "SELECT CONCAT('type-', n % 3), '\"p\"', ? + n, ?, ?, ? FROM " + NumberRows.upTo(6)
+                + " WHERE n < ?", dueFrom, status, dueFrom, dueFrom, count);
     }
 
     /** Rows the server read for one full inspection, as the endpoint makes it. */

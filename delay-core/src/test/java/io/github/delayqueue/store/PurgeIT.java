@@ -55,13 +55,8 @@ class PurgeIT {
 
     /** {@code count} rows in {@code status}, due over twenty days around now, last changed {@code changedAt}. */
     private static void load(int count, String status, long changedAt) {
-        // digits cross-joined: a row source on MySQL 8 and MariaDB alike, without recursion limits
-        String digits = "(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 "
-                + "UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9)";
         jdbc.update("INSERT INTO delay_task (task_type, payload, due_at, status, created_at, updated_at) "
-                + "SELECT 'purge', '\"p\"', ? + n * ?, ?, ?, ? FROM (SELECT a.d + 10 * b.d + 100 * c.d + 1000 * e.d "
-                + "+ 10000 * f.d + 100000 * g.d AS n FROM " + digits + " a, " + digits + " b, " + digits + " c, "
-                + digits + " e, " + digits + " f, " + digits + " g) seq WHERE n < ?",
+                + "SELECT 'purge', '\"p\"', ? + n * ?, ?, ?, ? FROM " + NumberRows.upTo(6) + " WHERE n < ?",
                 now - 10 * DAY, 20 * DAY / count, status, changedAt, changedAt, count);
     }
 

@@ -66,13 +66,9 @@ class SkippedTypesBacklogIT {
 
     /** {@code count} rows of {@code type} in {@code status}, due a millisecond apart from {@code firstDue}. */
     private static void load(String type, int count, long firstDue, String status) {
-        // digits cross-joined: a row source on MySQL 8 and MariaDB alike, without recursion limits
-        String digits = "(SELECT 0 d UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 "
-                + "UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9)";
         jdbc.update("INSERT INTO delay_task (task_type, payload, due_at, status, created_at, updated_at) "
-                + "SELECT ?, '\"p\"', ? + n, ?, ?, ? FROM (SELECT a.d + 10 * b.d + 100 * c.d + 1000 * e.d "
-                + "+ 10000 * f.d AS n FROM " + digits + " a, " + digits + " b, " + digits + " c, " + digits + " e, "
-                + digits + " f) seq WHERE n < ?", type, firstDue, status, now - 3 * DAY, now - 3 * DAY, count);
+                + "SELECT ?, '\"p\"', ? + n, ?, ?, ? FROM " + NumberRows.upTo(5) + " WHERE n < ?", type, firstDue,
+                status, now - 3 * DAY, now - 3 * DAY, count);
     }
 
     @Test
