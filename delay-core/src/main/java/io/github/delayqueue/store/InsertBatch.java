@@ -25,12 +25,12 @@ import org.springframework.jdbc.core.JdbcTemplate;
 /**
  * One insert call's rows, split into multi-row statements bounded by row count and payload bytes, and written with
  * their ids read back ({@link GeneratedIds}). Keyed rows stay idempotent per key and report exactly who created a
- * task: the keys found are looked up first (but for an autocommitted write, which inserts at once); the rest are
- * inserted by a plain {@code INSERT}, which either stores them all (this call created them) or, when another call
- * committed one of the keys (since the look-up), fails on the unique key and stores nothing. Then each key is
- * settled on its own: inserted, or found taken and read with a locking read, which sees the row whichever transaction
- * committed it. Where the statements run (autocommit, a transaction of its own, the caller's) is
- * {@link TaskInserts}'s choice.
+ * task: the keys found are looked up first (but for a single write, autocommitted or in the caller's transaction,
+ * which inserts at once); the rest are inserted by a plain {@code INSERT}, which either stores them all (this call
+ * created them) or, when another call committed one of the keys, fails on the unique key and stores nothing. Then
+ * each key is settled on its own: inserted, or found taken and read with a locking read, which sees the row whichever
+ * transaction committed it (in a transaction, of the key's index entry alone: {@link #findHolder}). Where the
+ * statements run (autocommit, a transaction of its own, the caller's) is {@link TaskInserts}'s choice.
  */
 final class InsertBatch {
 
@@ -287,10 +287,11 @@ final class InsertBatch {
      */
     private void insertKeyed(JdbcTemplate jdbc, List<Integer> chunk, InsertedTask[] results,
             @Nullable InsertProgress last, boolean undoneTogether) {
-        // Autocommitted, the insert goes first, alone: one round trip when the keys are free, and a key found taken
-        // costs a second. In a transaction the look-up goes first, as a failed insert leaves a shared lock on the row
-        // in its way until the commit, where it would hold up that task's claim and completion.
-        boolean lookUpFirst = last == null || !last.autocommitted();
+        // A single write (autocommitted, or alone in the caller's transaction) inserts first: one round trip when the
+        // keys are free, the common case; a key found taken costs more (findHolder). Writes undone together (behind a
+        // savepoint, in a transaction of the queue's own, a batch written again after a key was taken) look up first:
+        // they are the rare path, and there a failed insert would only add a round trip.
+        boolean lookUpFirst = last == null || undoneTogether;
         Map<String, InsertedTask> settled = lookUpFirst ? selectByKeys(jdbc, chunk, false) : new HashMap<>();
         Map<String, Integer> missing = new LinkedHashMap<>();
         for (int index : chunk) {
@@ -349,13 +350,41 @@ final class InsertBatch {
                     failure = ex;
                 }
             }
-            InsertedTask found = selectByKeys(jdbc, one, true).get(identity(row));
+            InsertedTask found = last != null && last.autocommitted() ? selectByKeys(jdbc, one, true).get(identity(row))
+                    : findHolder(jdbc, row);
             if (found != null) {
                 return found;
             }
             insert = true;
         }
         throw failure;
+    }
+
+    /**
+     * In a transaction, the live task whose key an insert of {@code row} just found taken; {@code null} when it ended
+     * meanwhile (insert again). A plain read of the key would not do: a REPEATABLE READ snapshot older than that task
+     * does not show it, or shows the key's earlier task. So its id comes from a locking read of the key's unique index
+     * entry alone (the index holds the id), which the failed insert already holds shared, and the row itself is read
+     * plainly (with a lock only when the snapshot does not show it yet): the transaction then holds nothing on the
+     * row, and the task's claim, lease renewals and retries go on while it lasts. What it still holds until it ends is
+     * the failed insert's shared lock on the key's index entry: the task's completion, dead-lettering or cancellation
+     * releases its key, and waits for that lock (the claim and the retry keep the key, and do not).
+     */
+    private @Nullable InsertedTask findHolder(JdbcTemplate jdbc, int row) {
+        NewTask task = tasks.get(row);
+        List<Long> holder = jdbc.queryForList(TaskSql.HOLDER_OF_KEY.formatted(table), Long.class, task.type(),
+                task.key());
+        if (holder.isEmpty()) {
+            return null;
+        }
+        for (String select : List.of(TaskSql.SELECT_BY_ID, TaskSql.SELECT_BY_ID + " LOCK IN SHARE MODE")) {
+            List<InsertedTask> seen = jdbc.query(select.formatted(table), (rs, n) -> new InsertedTask(rs.getLong("id"),
+                    false, TaskRows.status(rs), rs.getLong("due_at")), holder.get(0));
+            if (!seen.isEmpty()) {
+                return seen.get(0);
+            }
+        }
+        return null; // purged already: only a finished task is, so the key is free again
     }
 
     private InsertedTask created(int index, long id) {

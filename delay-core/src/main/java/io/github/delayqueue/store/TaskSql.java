@@ -45,6 +45,15 @@ final class TaskSql {
      */
     static final String SELECT_BY_KEYS_LOCKING = SELECT_BY_KEYS + " LOCK IN SHARE MODE";
 
+    /**
+     * The id of the live task holding a key, as a locking read of the unique index entry alone (the index holds the
+     * id, so the row is neither read nor locked): after an insert failed on that entry, which it then holds shared.
+     */
+    static final String HOLDER_OF_KEY = "SELECT id FROM %1$s WHERE task_type = ? AND live_key = ? LOCK IN SHARE MODE";
+
+    /** A task's state as an insert that found its key taken reports it. */
+    static final String SELECT_BY_ID = "SELECT id, status, due_at FROM %1$s WHERE id = ?";
+
     static final String KEY_MATCH = "(task_type = ? AND live_key = ?)";
 
     static final String SELECT_DUE_FOR_CLAIM = "SELECT " + CLAIM_COLUMNS + " FROM %1$s\n" + """

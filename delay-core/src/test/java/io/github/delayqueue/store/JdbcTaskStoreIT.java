@@ -14,6 +14,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 
@@ -24,6 +25,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -332,6 +335,146 @@ class JdbcTaskStoreIT {
         }
         finally {
             onCounting.close();
+        }
+    }
+
+    /**
+     * Inside the caller's transaction too, a keyed task whose key is free costs one statement, the insert (issue 19:
+     * the look-up that went first was a second round trip on every call). A key that is taken is found all the same.
+     */
+    @Test
+    void aKeyedInsertInACallerTransactionIsOneStatementWhenItsKeyIsFree() {
+        AtomicInteger statements = new AtomicInteger();
+        DataSource counting = (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(),
+                new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
+                    Object result = method.invoke(dataSource, args);
+                    return result instanceof Connection connection ? counted(connection, statements) : result;
+                });
+        TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(counting));
+        JdbcTaskStore onCounting = new JdbcTaskStore(counting, "delay_task");
+        try {
+            transaction.executeWithoutResult(tx -> onCounting.insert(List.of(new NewTask("tx-trip", null, "\"p\"",
+                    now + 60_000, TaskStatus.SCHEDULED, null)), now)); // the first insert reads how ids come back
+            statements.set(0);
+
+            InsertedTask created = transaction.execute(tx -> onCounting.insert(List.of(new NewTask("tx-trip", "k",
+                    "\"p\"", now + 60_000, TaskStatus.SCHEDULED, null)), now).get(0));
+            assertThat(statements).as("statements of a keyed insert whose key is free, in a transaction").hasValue(1);
+            assertThat(created.created()).isTrue();
+
+            InsertedTask again = transaction.execute(tx -> onCounting.insert(List.of(new NewTask("tx-trip", "k",
+                    "\"q\"", now + 90_000, TaskStatus.SCHEDULED, null)), now).get(0));
+            assertThat(again.created()).as("the key was taken").isFalse();
+            assertThat(again.id()).isEqualTo(created.id());
+            assertThat(again.dueAt()).as("the holder's due time").isEqualTo(now + 60_000);
+            assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM delay_task WHERE task_type = 'tx-trip' AND "
+                    + "task_key = 'k'", Integer.class)).isEqualTo(1);
+        }
+        finally {
+            onCounting.close();
+        }
+    }
+
+    /**
+     * What a caller's transaction holds after scheduling a key that a running task holds, now that the insert goes
+     * first (the price of the one round trip above): only the failed insert's shared lock on the key's index entry.
+     * The task's lease renewals and its retry go on meanwhile; its completion, which releases the key, waits for the
+     * caller's commit and then lands. (Read with the locking read that follows a failed autocommitted insert, the row
+     * itself would stay locked, and the renewal would wait for the caller too.)
+     */
+    @Test
+    void aKeyFoundTakenInACallerTransactionLeavesTheRunningTasksLeaseAndRetryFree() throws Exception {
+        long id = store.insert(List.of(new NewTask("held.key", "k", "\"p\"", now - 1, TaskStatus.SCHEDULED, null)),
+                now).get(0).id();
+        ClaimId claim = store.claimIds(List.of(id), now, claim("a")).get(0).claimId();
+        TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+        CountDownLatch found = new CountDownLatch(1);
+        CountDownLatch end = new CountDownLatch(1);
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            Future<InsertedTask> caller = threads.submit(() -> transaction.execute(tx -> {
+                InsertedTask kept = store.insert(List.of(new NewTask("held.key", "k", "\"q\"", now + 60_000,
+                        TaskStatus.SCHEDULED, null)), now).get(0);
+                found.countDown();
+                await(end); // the caller's transaction goes on
+                return kept;
+            }));
+            assertThat(found.await(10, TimeUnit.SECONDS)).as("the caller's insert answered").isTrue();
+
+            Future<Set<ClaimId>> renewal = threads.submit(() -> store.extendLeases(List.of(claim), now + 60_000));
+            assertThat(renewal.get(10, TimeUnit.SECONDS)).as("renewed while the caller's transaction is open")
+                .containsExactly(claim);
+            store.finish(List.of(new Completion.Retry(id, claim.claim(), TaskStatus.SCHEDULED, now - 1, 1, "again")),
+                    now);
+            assertThat(status(id)).as("retried while the caller's transaction is open").isEqualTo("SCHEDULED");
+
+            ClaimId second = store.claimIds(List.of(id), now, claim("b")).get(0).claimId();
+            Future<?> completion = threads.submit(
+                    () -> store.finish(List.of(new Completion.Succeeded(id, second.claim())), now));
+            Thread.sleep(300);
+            assertThat(completion).as("the completion releases the key: it waits for the caller").isNotDone();
+            end.countDown();
+            assertThat(caller.get(10, TimeUnit.SECONDS)).satisfies(kept -> {
+                assertThat(kept.created()).isFalse();
+                assertThat(kept.id()).isEqualTo(id);
+            });
+            completion.get(10, TimeUnit.SECONDS);
+            assertThat(status(id)).isEqualTo("SUCCEEDED");
+        }
+        finally {
+            end.countDown();
+            threads.shutdownNow();
+        }
+    }
+
+    /**
+     * Callers racing for one key, each in a transaction of its own, all get the one task, and one of them is told it
+     * created it: those whose insert waited for the winner's and then failed find it, whether their snapshot was taken
+     * before the winner committed (half of them read first, so the row is found with the locking read by id) or not.
+     */
+    @Test
+    void callersRacingForOneKeyInTransactionsAllGetTheOneTask() throws Exception {
+        TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+        ExecutorService threads = Executors.newFixedThreadPool(6);
+        try {
+            for (int round = 0; round < 20; round++) {
+                NewTask task = new NewTask("tx-race", "k" + round, "\"p\"", now + 60_000, TaskStatus.SCHEDULED,
+                        null);
+                CountDownLatch go = new CountDownLatch(1);
+                List<Future<InsertedTask>> answers = new ArrayList<>();
+                for (int caller = 0; caller < 6; caller++) {
+                    boolean readFirst = caller % 2 == 0;
+                    answers.add(threads.submit(() -> transaction.execute(tx -> {
+                        if (readFirst) { // the transaction's snapshot is taken here, before any insert
+                            jdbc.queryForObject("SELECT COUNT(*) FROM delay_task WHERE task_type = 'tx-race'",
+                                    Integer.class);
+                        }
+                        await(go);
+                        return store.insert(List.of(task), now).get(0);
+                    })));
+                }
+                go.countDown();
+                List<InsertedTask> results = new ArrayList<>();
+                for (Future<InsertedTask> answer : answers) {
+                    results.add(answer.get(30, TimeUnit.SECONDS));
+                }
+                long id = jdbc.queryForObject("SELECT id FROM delay_task WHERE task_type = 'tx-race' AND task_key = ?",
+                        Long.class, "k" + round);
+                assertThat(results).extracting(InsertedTask::id).as("round %d", round).containsOnly(id);
+                assertThat(results).filteredOn(InsertedTask::created).as("round %d: created", round).hasSize(1);
+            }
+        }
+        finally {
+            threads.shutdownNow();
+        }
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await(30, TimeUnit.SECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
         }
     }
 
