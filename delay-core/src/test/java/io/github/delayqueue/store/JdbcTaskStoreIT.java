@@ -310,11 +310,7 @@ class JdbcTaskStoreIT {
     @Test
     void aKeyedInsertOutsideATransactionIsOneStatementWhenItsKeyIsFree() {
         AtomicInteger statements = new AtomicInteger();
-        DataSource counting = (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
-                    Object result = method.invoke(dataSource, args);
-                    return result instanceof Connection connection ? counted(connection, statements) : result;
-                });
+        DataSource counting = counting(statements);
         JdbcTaskStore onCounting = new JdbcTaskStore(counting, "delay_task");
         try {
             onCounting.insert(List.of(new NewTask("one-trip", null, "\"p\"", now + 60_000, TaskStatus.SCHEDULED,
@@ -345,11 +341,7 @@ class JdbcTaskStoreIT {
     @Test
     void aKeyedInsertInACallerTransactionIsOneStatementWhenItsKeyIsFree() {
         AtomicInteger statements = new AtomicInteger();
-        DataSource counting = (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(),
-                new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
-                    Object result = method.invoke(dataSource, args);
-                    return result instanceof Connection connection ? counted(connection, statements) : result;
-                });
+        DataSource counting = counting(statements);
         TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(counting));
         JdbcTaskStore onCounting = new JdbcTaskStore(counting, "delay_task");
         try {
@@ -476,6 +468,15 @@ class JdbcTaskStoreIT {
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** The test's pool, counting the statements prepared or created on its connections. */
+    private static DataSource counting(AtomicInteger statements) {
+        return (DataSource) Proxy.newProxyInstance(JdbcTaskStoreIT.class.getClassLoader(),
+                new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
+                    Object result = method.invoke(dataSource, args);
+                    return result instanceof Connection connection ? counted(connection, statements) : result;
+                });
     }
 
     private static Connection counted(Connection target, AtomicInteger statements) {
