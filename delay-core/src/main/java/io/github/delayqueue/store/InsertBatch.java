@@ -289,8 +289,8 @@ final class InsertBatch {
             @Nullable InsertProgress last, boolean undoneTogether) {
         // A single write (autocommitted, or alone in the caller's transaction) inserts first: one round trip when the
         // keys are free, the common case; a key found taken costs more (findHolder). Writes undone together (behind a
-        // savepoint, in a transaction of the queue's own, a batch written again after a key was taken) look up first:
-        // they are the rare path, and there a failed insert would only add a round trip.
+        // savepoint, in a transaction of the queue's own, a batch written again after a key was taken) look up first,
+        // as before: batches of several statements, and every call on a pool without auto-commit.
         boolean lookUpFirst = last == null || undoneTogether;
         Map<String, InsertedTask> settled = lookUpFirst ? selectByKeys(jdbc, chunk, false) : new HashMap<>();
         Map<String, Integer> missing = new LinkedHashMap<>();
