@@ -377,9 +377,10 @@ final class InsertBatch {
         if (holder.isEmpty()) {
             return null;
         }
-        for (String select : List.of(TaskSql.SELECT_BY_ID, TaskSql.SELECT_BY_ID + " LOCK IN SHARE MODE")) {
-            List<InsertedTask> seen = jdbc.query(select.formatted(table), (rs, n) -> new InsertedTask(rs.getLong("id"),
-                    false, TaskRows.status(rs), rs.getLong("due_at")), holder.get(0));
+        long id = holder.get(0);
+        for (String select : List.of(TaskSql.SELECT_DUE, TaskSql.SELECT_DUE + " LOCK IN SHARE MODE")) {
+            List<InsertedTask> seen = jdbc.query(select.formatted(table), (rs, n) -> new InsertedTask(id, false,
+                    TaskRows.status(rs), rs.getLong("due_at")), id);
             if (!seen.isEmpty()) {
                 return seen.get(0);
             }

@@ -51,9 +51,6 @@ final class TaskSql {
      */
     static final String HOLDER_OF_KEY = "SELECT id FROM %1$s WHERE task_type = ? AND live_key = ? LOCK IN SHARE MODE";
 
-    /** A task's state as an insert that found its key taken reports it. */
-    static final String SELECT_BY_ID = "SELECT id, status, due_at FROM %1$s WHERE id = ?";
-
     static final String KEY_MATCH = "(task_type = ? AND live_key = ?)";
 
     static final String SELECT_DUE_FOR_CLAIM = "SELECT " + CLAIM_COLUMNS + " FROM %1$s\n" + """
