@@ -105,8 +105,10 @@ class InsertBatcherTest {
 
         assertThat(cpuNanos).hasSize(8);
         assertThat(store.writes.get()).as("writes: slow, quick, the six together").isEqualTo(3);
-        // five callers waited about 0.6 s with a slot free; parked, that costs next to nothing (spinning, all of it)
-        assertThat(cpuNanos.values()).allSatisfy(nanos -> assertThat(nanos).isLessThan(50_000_000L));
+        // five callers waited about 0.6 s with a slot free; parked, that costs next to nothing (spinning, all of it:
+        // with seven spinners sharing 2 cores, over 250 ms each). The bound leaves room for a first call's class
+        // loading on a loaded 2-core machine (53 ms seen once in CI).
+        assertThat(cpuNanos.values()).allSatisfy(nanos -> assertThat(nanos).isLessThan(120_000_000L));
     }
 
     private static Thread caller(InsertBatcher batcher, ThreadMXBean mx, Map<String, Long> cpuNanos,
