@@ -122,6 +122,57 @@ class JdbcTaskStoreIT {
         }
     }
 
+    /**
+     * A claim the database rolls back to break a deadlock is claimed again at once, not failed: here another
+     * transaction, heavier (so InnoDB picks the claim as the victim), holds the gap the claim's new index entry goes
+     * into, then asks for the row the claim has locked.
+     */
+    @Test
+    void aClaimChosenAsADeadlocksVictimIsClaimedAgain() throws Exception {
+        long due = now - 7;
+        long id = insert(1, "deadlock.claimed", due).get(0);
+        // a running task due later bounds the held range, so the claim's row itself is not locked (it would be skipped)
+        store.claimIds(insert(1, "deadlock.bound", due + 1_000), due + 1_000, claim("bound"));
+        List<Long> heavy = insert(200, "deadlock.heavy", now + 600_000);
+        ExecutorService threads = Executors.newSingleThreadExecutor();
+        try (Connection other = dataSource.getConnection()) {
+            other.setAutoCommit(false);
+            other.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            try (var weight = other.createStatement()) {
+                weight.executeUpdate("UPDATE delay_task SET updated_at = updated_at + 1 WHERE id BETWEEN "
+                        + heavy.get(0) + " AND " + heavy.get(heavy.size() - 1));
+                weight.executeQuery("SELECT id FROM delay_task FORCE INDEX (delay_task_status_due) "
+                        + "WHERE status = 'RUNNING' AND due_at BETWEEN " + (due - 1) + " AND " + (due + 1)
+                        + " FOR UPDATE").close();
+            }
+            Future<List<ClaimedTask>> claimed = threads.submit(() -> store.claimIds(List.of(id), now, claim("v")));
+            awaitLockWait();
+            try (var cycle = other.createStatement()) {
+                cycle.executeUpdate("UPDATE delay_task SET updated_at = updated_at + 1 WHERE id = " + id);
+            }
+            assertThat(claimed.get(30, TimeUnit.SECONDS)).as("claimed again: the row is the other's now, skipped")
+                .isEmpty();
+            other.rollback();
+        }
+        finally {
+            threads.shutdownNow();
+        }
+        assertThat(store.claimIds(List.of(id), now, claim("v"))).extracting(ClaimedTask::id).containsExactly(id);
+    }
+
+    /**
+     * Waits until a transaction of the database waits for a lock: the claim, at its insert into the held gap. Asked
+     * every 200 ms: InnoDB refreshes what it shows of its transactions only when it was not read for 100 ms.
+     */
+    private static void awaitLockWait() throws InterruptedException {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (jdbc.queryForObject("SELECT COUNT(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'",
+                Integer.class) == 0) {
+            assertThat(System.nanoTime() - until).as("the claim waits for the held gap").isNegative();
+            Thread.sleep(200);
+        }
+    }
+
     @Test
     void concurrentClaimersTakeDisjointRowsAndTogetherTakeAll() throws Exception {
         Set<Long> ids = new HashSet<>(insert(2000, "disjoint", now - 10));
