@@ -57,6 +57,9 @@ class RetentionPurgeTest {
         runOnce(purge);
         int first = store.batches.size();
         assertThat(first).as("batches in a run of 200 ms, each taking 10 ms and a pause").isBetween(2, 20);
+        assertThat(purge.nextDelay()).as("rows are left: the next run comes after the pause, not the interval")
+            .isNotEqualTo(Duration.ofMillis(200))
+            .isLessThanOrEqualTo(Duration.ofNanos(Pacing.MAX_PAUSE_NANOS));
         runOnce(purge);
         assertThat(store.batches.size()).isGreaterThan(first);
         assertThat(store.deleted).isEqualTo((long) store.batches.size() * BATCH);
