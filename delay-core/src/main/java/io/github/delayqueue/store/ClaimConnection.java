@@ -53,7 +53,7 @@ final class ClaimConnection {
     /**
      * Runs {@code work} as one transaction on the claim connection. A transaction the database rolled back to break a
      * deadlock (a claim's new index entries waiting for a result write's gap lock while the write waits for a row the
-     * claim holds: seen a few times a minute at 5,000 tasks/s) is run again at once, up to {@value #DEADLOCK_TRIES}
+     * claim holds: seen twice in 10 minutes at 5,000 tasks/s) is run again at once, up to {@value #DEADLOCK_TRIES}
      * times: nothing of it was written, and waiting out the dispatcher's failure back-off would make every task due
      * meanwhile late.
      */
