@@ -354,6 +354,7 @@ public final class DelayQueueRuntime implements AutoCloseable {
         }
         if (running) {
             jobs.forEach(PeriodicJob::stop);
+            PeriodicJob.awaitRounds(jobs, DelayQueueEngine.JOB_ROUND_MILLIS);
             running = false;
         }
     }

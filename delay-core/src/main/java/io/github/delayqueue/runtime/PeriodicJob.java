@@ -1,6 +1,7 @@
 package io.github.delayqueue.runtime;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 
@@ -219,7 +220,13 @@ abstract class PeriodicJob implements SmartLifecycle {
         }
         catch (Throwable ex) { // a scheduled task that throws is never run again; this one must be
             failed = true;
-            failures.failed(ex);
+            if (running) {
+                failures.failed(ex);
+            }
+            else { // stopped during the round (its connection closed with the context, say): it is not retried
+                log.info("The {} was stopping when its round failed; it runs again when the queue starts again: {}",
+                        liveness.name(), ex.toString());
+            }
             events.workFailed(liveness.name());
         }
         finally {
@@ -331,6 +338,27 @@ abstract class PeriodicJob implements SmartLifecycle {
                 lock.wait(Math.max(1, left / 1_000_000));
             }
             return true;
+        }
+    }
+
+    /**
+     * Waits up to {@code millis} in all for the rounds under way of {@code jobs}, stopped already, to end: a stop
+     * that returns while a round still runs lets the context close what the round uses (a purge statement would fail
+     * with "Connection is closed"). Gives up quietly at the deadline or when interrupted (keeping the interrupt).
+     */
+    static void awaitRounds(Collection<PeriodicJob> jobs, long millis) {
+        long deadline = System.nanoTime() + millis * 1_000_000;
+        try {
+            for (PeriodicJob job : jobs) {
+                if (!job.awaitRound(Math.max(0, (deadline - System.nanoTime()) / 1_000_000))) {
+                    log.debug("The {}'s round still runs {} ms after it stopped; not waiting for it",
+                            job.liveness.name(), millis);
+                    return;
+                }
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
         }
     }
 

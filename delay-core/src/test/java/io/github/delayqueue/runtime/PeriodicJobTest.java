@@ -8,12 +8,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+@ExtendWith(OutputCaptureExtension.class)
 class PeriodicJobTest {
 
     @Test
@@ -42,6 +46,36 @@ class PeriodicJobTest {
         int stopped = runs.get();
         await().during(100, TimeUnit.MILLISECONDS).atMost(1, TimeUnit.SECONDS)
             .untilAsserted(() -> assertThat(runs.get()).isLessThanOrEqualTo(stopped + 1));
+    }
+
+    /**
+     * A round under way when its job stops may fail as the context closes what it uses (the purge's statement, when
+     * the DataSource closes): it is not tried again, so the log must not say it will be, nor warn of a failure.
+     */
+    @Test
+    void aRoundThatFailsOnceItsJobStoppedIsNotLoggedAsAFailureToRetry(CapturedOutput output) throws Exception {
+        CountDownLatch inRound = new CountDownLatch(1);
+        AtomicInteger runs = new AtomicInteger();
+        List<PeriodicJob> self = new ArrayList<>();
+        PeriodicJob job = new PeriodicJob(TestScheduler.SHARED, "test purge", Duration.ofMillis(20)) {
+            @Override
+            void runOnce() {
+                runs.incrementAndGet();
+                inRound.countDown();
+                await().atMost(10, TimeUnit.SECONDS).until(() -> !self.get(0).isRunning());
+                throw new IllegalStateException("Connection is closed");
+            }
+        };
+        self.add(job);
+        job.start();
+        assertThat(inRound.await(10, TimeUnit.SECONDS)).isTrue();
+        job.stop();
+        assertThat(job.awaitRound(10_000)).as("the round ended").isTrue();
+
+        assertThat(output.getOut()).contains("The test purge was stopping when its round failed")
+            .doesNotContain("will retry")
+            .doesNotContain(" WARN ");
+        assertThat(runs).hasValue(1);
     }
 
     /** What a wake-up, a result to write or a free slot does to a loop: its next round comes now, not at its time. */
