@@ -395,11 +395,13 @@ abstract class AbstractQueueIT {
     void aHandlerRunningLongerThanTheLeaseKeepsItsTask() {
         TestApp.Handlers.gate = new CountDownLatch(1);
         TestApp.Handlers.blockingStarted.set(0);
-        DelayQueue queue = queue(instances.start());
-        instances.start();
+        // a 6 s lease, not the 3 s of the other tests: renewed every 2 s, a handler is interrupted once 4 s pass
+        // without a renewal, so a loaded CI machine's stall of 2 s (seen with 3 s) is not read as a lost lease
+        DelayQueue queue = queue(instances.start("delay.worker.lease=6s"));
+        instances.start("delay.worker.lease=6s");
         long id = queue.schedule("test.blocking", "long", Duration.ZERO);
         journal.awaitStarted(id, 10);
-        sleep(7_000); // more than twice the 3s lease; the other instance's recovery runs every 500ms
+        sleep(13_000); // more than twice the lease; the other instance's recovery runs every 500ms
         TestApp.Handlers.gate.countDown();
 
         awaitStatus(queue, id, TaskStatus.SUCCEEDED, 10);

@@ -1,5 +1,7 @@
 package io.github.delayqueue.reliability;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -87,7 +89,9 @@ class ProcessFrozenReliabilityIT {
                     throw new AssertionError("Started on the other instance: " + journal.startedIds() + "; rows "
                             + (System.currentTimeMillis() - frozenAt) + " ms after the freeze: " + jdbc.queryForList(
                                     "SELECT id, status, owner, due_at, lease_until, attempts, claims, started_at "
-                                            + "FROM delay_task WHERE task_type = 'rel.fenced'"), ex);
+                                            + "FROM delay_task WHERE task_type = 'rel.fenced'")
+                            + whatHoldsRows(jdbc) + "\nthe victim's log before its freeze:\n" + tail(victim.log()),
+                            ex);
                 }
                 sleep(Math.max(0, frozenAt + 2 * LEASE_MILLIS - System.currentTimeMillis()));
                 // before the signal: the victim may wake while kill(1) is still exiting, well before resume() returns
@@ -116,6 +120,28 @@ class ProcessFrozenReliabilityIT {
                         + "AND accepted = 0", Integer.class)).as("the new runs' refused writes").isZero();
             }
         }
+    }
+
+    /**
+     * The transactions open on the server and what each connection does: a CI run once saw the victim's two rows stay
+     * {@code RUNNING} for a minute past their lease, which lease recovery (it skips locked rows) does only while
+     * something holds them.
+     */
+    private static String whatHoldsRows(JdbcTemplate jdbc) {
+        try {
+            return "\nopen transactions: " + jdbc.queryForList("SELECT trx_mysql_thread_id, trx_state, trx_started, "
+                    + "trx_rows_locked, trx_lock_structs, trx_query FROM information_schema.INNODB_TRX")
+                    + "\nconnections: " + jdbc.queryForList("SELECT ID, USER, COMMAND, TIME, STATE, INFO "
+                            + "FROM information_schema.PROCESSLIST WHERE COMMAND <> 'Daemon'");
+        }
+        catch (RuntimeException ex) { // a diagnosis that fails must not hide the failure it explains
+            return "\n(the open transactions could not be read: " + ex + ")";
+        }
+    }
+
+    private static String tail(Path log) throws IOException {
+        List<String> lines = Files.readAllLines(log);
+        return String.join("\n", lines.subList(Math.max(0, lines.size() - 80), lines.size()));
     }
 
     private static void sleep(long millis) {
