@@ -222,12 +222,13 @@ abstract class PeriodicJob implements SmartLifecycle {
             failed = true;
             if (running) {
                 failures.failed(ex);
+                events.workFailed(liveness.name());
             }
-            else { // stopped during the round (its connection closed with the context, say): it is not retried
+            else { // stopped during the round (its connection closed with the context, say): not a failure to retry,
+                // nor one to count, or an alert on delay.engine.failures would fire at every stop during a purge
                 log.info("The {} was stopping when its round failed; it runs again when the queue starts again: {}",
                         liveness.name(), ex.toString());
             }
-            events.workFailed(liveness.name());
         }
         finally {
             if (lanes != null) {

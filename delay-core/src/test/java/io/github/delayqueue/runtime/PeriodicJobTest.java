@@ -3,6 +3,7 @@ package io.github.delayqueue.runtime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -57,7 +58,15 @@ class PeriodicJobTest {
         CountDownLatch inRound = new CountDownLatch(1);
         AtomicInteger runs = new AtomicInteger();
         List<PeriodicJob> self = new ArrayList<>();
-        PeriodicJob job = new PeriodicJob(TestScheduler.SHARED, "test purge", Duration.ofMillis(20)) {
+        List<String> failures = new CopyOnWriteArrayList<>();
+        TaskEvents events = new TaskEvents() {
+            @Override
+            public void workFailed(String work) {
+                failures.add(work);
+            }
+        };
+        PeriodicJob job = new PeriodicJob(TestScheduler.SHARED, "test purge", Duration.ofMillis(20), events,
+                IoLanes.Waits.DATABASE_OR_REDIS) {
             @Override
             void runOnce() {
                 runs.incrementAndGet();
@@ -76,6 +85,7 @@ class PeriodicJobTest {
             .doesNotContain("will retry")
             .doesNotContain(" WARN ");
         assertThat(runs).hasValue(1);
+        assertThat(failures).as("failures counted (delay.engine.failures): a stopped job's round is not one").isEmpty();
     }
 
     /** What a wake-up, a result to write or a free slot does to a loop: its next round comes now, not at its time. */
