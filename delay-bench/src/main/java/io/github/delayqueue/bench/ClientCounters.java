@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
@@ -48,9 +49,14 @@ final class ClientCounters {
 
     private static final Pattern SPACES = Pattern.compile("\\s+");
 
-    private static final Pattern PLACEHOLDER_LIST = Pattern.compile("\\?(, ?\\?)+");
+    /**
+     * A list of two or more placeholders. Character classes only: java.util.regex repeats a group by recursion, and a
+     * group repeated for each of thousands of placeholders overflowed the stack (a CI run's bulk workload).
+     */
+    private static final Pattern PLACEHOLDER_LIST = Pattern.compile("\\?,[ ?,]*\\?");
 
-    private static final Pattern VALUE_ROWS = Pattern.compile("(\\([^()]*\\))(, ?\\([^()]*\\))+");
+    /** One parenthesised row; runs of them are folded by {@link #foldRows}, not by a repeated group (as above). */
+    private static final Pattern ROW = Pattern.compile("\\([^()]*\\)");
 
     private static final Map<String, SqlWatch.Kind> kinds = new ConcurrentHashMap<>();
 
@@ -86,13 +92,38 @@ final class ClientCounters {
         return kind;
     }
 
+    /** Rows in a run ({@code (a), (b), (c)}, comma and optional space between) become the first and {@code ,..}. */
+    static String foldRows(String shape) {
+        Matcher row = ROW.matcher(shape);
+        StringBuilder out = new StringBuilder(shape.length());
+        int copied = 0;
+        int lastRowEnd = -1;
+        boolean folded = false;
+        while (row.find()) {
+            String gap = lastRowEnd < 0 ? null : shape.substring(lastRowEnd, row.start());
+            if (",".equals(gap) || ", ".equals(gap)) {
+                if (!folded) {
+                    out.append(",..");
+                    folded = true;
+                }
+            }
+            else {
+                out.append(shape, copied, row.end());
+                folded = false;
+            }
+            copied = row.end();
+            lastRowEnd = row.end();
+        }
+        return out.append(shape, copied, shape.length()).toString();
+    }
+
     /** A statement's shape: whitespace collapsed, placeholder lists and multi-row VALUES folded. */
     static String label(String sql) {
         String label = labels.get(sql);
         if (label == null) {
             String shape = SPACES.matcher(sql).replaceAll(" ").trim();
             shape = PLACEHOLDER_LIST.matcher(shape).replaceAll("?..");
-            shape = VALUE_ROWS.matcher(shape).replaceAll("$1,..");
+            shape = foldRows(shape);
             label = shape.length() > 110 ? shape.substring(0, 110) + "..." : shape;
             if (labels.size() < 10_000) {
                 labels.put(sql, label);

@@ -1,5 +1,6 @@
 package io.github.delayqueue.bench;
 
+import java.util.Collections;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -70,5 +71,14 @@ class StatsAndPlanTest {
             .isEqualTo("UPDATE t SET a = ? WHERE id IN (?..) AND s = 'X'");
         assertThat(ClientCounters.label("INSERT INTO t (a, b) VALUES (?, ?, 0), (?, ?, 0), (?, ?, 0)"))
             .isEqualTo("INSERT INTO t (a, b) VALUES (?.., 0),..");
+    }
+
+    /** A CI run's bulk workload died of a StackOverflowError in the regex that folded a long list of pairs. */
+    @Test
+    void aStatementOfThousandsOfPairsFoldsWithoutOverflowingTheStack() {
+        String pairs = String.join(", ", Collections.nCopies(20_000, "(?, ?)"));
+        String ids = String.join(", ", Collections.nCopies(20_000, "?"));
+        assertThat(ClientCounters.label("UPDATE t SET a = ? WHERE id IN (" + ids + ") AND (id, c) IN (" + pairs + ")"))
+            .isEqualTo("UPDATE t SET a = ? WHERE id IN (?..) AND (id, c) IN ((?..),..)");
     }
 }
