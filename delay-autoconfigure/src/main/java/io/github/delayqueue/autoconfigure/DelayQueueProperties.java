@@ -326,8 +326,10 @@ public class DelayQueueProperties implements Validator {
         private int prefetch = 512;
 
         /**
-         * How early a task may be claimed before it falls due; the instance then starts it on a timer exactly when
-         * it is due, so the claim's round trips are not added to its lateness. 0 claims only due tasks.
+         * How early a task is claimed before it falls due; the instance then starts it on a timer exactly when it
+         * is due, so the claim's round trips are not added to its lateness. In hybrid mode a steady stream is claimed
+         * in rounds half of it apart, each reaching half of it further, so a task is claimed up to one and a half
+         * times this early. 0 claims only due tasks.
          */
         private Duration claimAhead = Duration.ofMillis(25);
 

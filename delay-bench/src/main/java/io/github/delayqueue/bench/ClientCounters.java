@@ -96,11 +96,11 @@ final class ClientCounters {
     static String foldRows(String shape) {
         Matcher row = ROW.matcher(shape);
         StringBuilder out = new StringBuilder(shape.length());
-        int copied = 0;
-        int lastRowEnd = -1;
+        int copied = 0; // after the first row: where the last one ended
+        boolean afterRow = false;
         boolean folded = false;
         while (row.find()) {
-            String gap = lastRowEnd < 0 ? null : shape.substring(lastRowEnd, row.start());
+            String gap = afterRow ? shape.substring(copied, row.start()) : null;
             if (",".equals(gap) || ", ".equals(gap)) {
                 if (!folded) {
                     out.append(",..");
@@ -112,7 +112,7 @@ final class ClientCounters {
                 folded = false;
             }
             copied = row.end();
-            lastRowEnd = row.end();
+            afterRow = true;
         }
         return out.append(shape, copied, shape.length()).toString();
     }

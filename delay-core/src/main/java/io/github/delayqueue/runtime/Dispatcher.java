@@ -19,12 +19,13 @@ import org.springframework.scheduling.TaskScheduler;
 /**
  * The consumer loop, in rounds on the engine's scheduler ({@link PeriodicJob}): a round claims as many due tasks from
  * the {@link TaskSource} as the {@link WorkerPool} has free slots and hands them over; the next round comes at once
- * when it claimed some, when a slot frees up if none was free, and otherwise at the source's next time or an earlier
- * time announced on the {@link WakeSignal}, which brings the round forward the moment it is announced. No thread waits
- * in between. A failing database or index fails the round: its job logs it, backs off (never more than half a second,
- * so the loop sees the database back within about a second) and tries again, deaf to wake-ups meanwhile; the loop
- * dies of nothing. After a stop it can be started again; a round of an earlier start that is still finishing its
- * claim hands that claim back.
+ * when its claim filled the free slots (more may be due), when a slot frees up if none was free, and otherwise at the
+ * source's next time or an earlier time announced on the {@link WakeSignal}, which brings the round forward the moment
+ * it is announced. A claim that took fewer waits for the source too: in a steady stream, going round at once would
+ * claim the few tasks that came due meanwhile, a commit for each few tasks. No thread waits in between. A failing
+ * database or index fails the round: its job logs it, backs off (never more than half a second, so the loop sees the
+ * database back within about a second) and tries again, deaf to wake-ups meanwhile; the loop dies of nothing. After a
+ * stop it can be started again; a round of an earlier start that is still finishing its claim hands that claim back.
  * <p>
  * A claim takes only the types the instance can start now ({@link ClaimableTypes}); what it brings of a type beyond
  * that type's room goes back at once, and a type at its limit that gets room again brings the next round forward,
@@ -238,7 +239,9 @@ final class Dispatcher {
             List<ClaimedTask> fits = claimable.fitting(result.tasks(), beyond);
             beyondRoom.accept(beyond);
             handBack.accept(pool.submit(fits, terms.at(now).until()));
-            return;
+            if (result.tasks().size() >= free) {
+                return; // a full claim: more may be due, so the next round comes at once
+            }
         }
         long wakeAt = Math.min(Math.min(result.nextAt(), wake.next()), claimable.nextRecheck());
         nextRoundIn = Math.max(0, (wakeAt * 1_000 - clock.nowMicros()) * 1_000);

@@ -16,11 +16,14 @@ import io.github.delayqueue.store.TaskStore;
 
 /**
  * {@code hybrid} mode: pops due ids from the time index, visiting the shards in turn, and claims them with the
- * database's compare-and-set; ids whose rows were already taken are dropped and counted. It sleeps until the earliest
- * shard head it has seen (or {@code max-wait}). Every {@code sweep-interval} it also claims rows still pending past
- * the sweep grace, which the index lost, oldest first; while the index holds a backlog of due ids it sweeps too, a
- * quarter of a claim at a time, so a lost row is reached no later than the index would have reached it. While the
- * index is unreachable it claims due rows from the database alone.
+ * database's compare-and-set; ids whose rows were already taken are dropped and counted. A look claims what falls
+ * due within one and a half claim-aheads, and the next comes when the earliest shard head it has seen is that close
+ * (or after {@code max-wait}), but, unless the index holds a backlog, no sooner than half a claim-ahead later: a
+ * steady stream is claimed in rounds of half a claim-ahead's tasks, each at least a claim-ahead before it is due. Every
+ * {@code sweep-interval} it also claims rows still pending past the sweep grace, which the index lost, oldest first;
+ * while the index holds a backlog of due ids it sweeps too, a quarter of a claim at a time, so a lost row is reached no
+ * later than the index would have reached it. While the index is unreachable it claims due rows from the database
+ * alone.
  * <p>
  * It claims only the types the instance can start now ({@link ClaimableTypes}). A popped id of another type (no
  * handler here, or at its {@code concurrency}) is not put back in the index: its row stays pending, and the sweep of
@@ -49,6 +52,14 @@ final class IndexTaskSource implements TaskSource {
     private final long pollMillis;
 
     private final long claimAheadMillis;
+
+    /**
+     * How far apart the looks of a steady stream are (half the claim-ahead), and how much further than the
+     * claim-ahead a look claims: a look that took all that was due looks again no sooner than this, so a claim takes
+     * what falls due in that much time rather than the few tasks that came within the claim-ahead while the last
+     * claim ran (a commit for each few tasks), and each task is still claimed the whole claim-ahead before it is due.
+     */
+    private final long paceMillis;
 
     private final ClaimableTypes claimable;
 
@@ -87,6 +98,7 @@ final class IndexTaskSource implements TaskSource {
         this.sweepIntervalMillis = settings.hybrid().sweepInterval().toMillis();
         this.pollMillis = settings.jdbc().pollInterval().toMillis();
         this.claimAheadMillis = settings.worker().claimAhead().toMillis();
+        this.paceMillis = claimAheadMillis / 2;
         this.shardHeads = new long[indexer.index().shards()];
         Arrays.fill(shardHeads, Long.MAX_VALUE);
     }
@@ -120,7 +132,7 @@ final class IndexTaskSource implements TaskSource {
             return new FetchResult(claimed, Math.min(now + pollMillis, nextSweepAt));
         }
         int room = limit - claimed.size();
-        long dueBy = now + claimAheadMillis;
+        long dueBy = now + claimAheadMillis + paceMillis;
         List<Long> popped = popDue(dueBy, room);
         backlog = room > 0 && popped.size() >= room;
         if (!popped.isEmpty() && clock.getAsLong() - now > latePopMillis) {
@@ -147,8 +159,11 @@ final class IndexTaskSource implements TaskSource {
         long nextAt = Math.min(now + maxWaitMillis, nextSweepAt);
         for (long head : shardHeads) {
             if (head != Long.MAX_VALUE) {
-                nextAt = Math.min(nextAt, head - claimAheadMillis);
+                nextAt = Math.min(nextAt, head - claimAheadMillis - paceMillis);
             }
+        }
+        if (!backlog) {
+            nextAt = Math.max(nextAt, now + paceMillis);
         }
         return new FetchResult(claimed, nextAt);
     }

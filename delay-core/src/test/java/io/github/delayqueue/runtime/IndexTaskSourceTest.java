@@ -30,7 +30,10 @@ class IndexTaskSourceTest {
 
     private static final long T0 = 1_750_000_000_000L;
 
-    private static final long CLAIM_AHEAD = 25;
+    private static final long CLAIM_AHEAD = 26;
+
+    /** How far apart a steady stream's looks are, and how much further than the claim-ahead a look claims. */
+    private static final long PACE = CLAIM_AHEAD / 2;
 
     private static final long MAX_WAIT = 1_000;
 
@@ -81,17 +84,55 @@ class IndexTaskSourceTest {
     }
 
     @Test
-    void itClaimsWhatTheIndexHasDueWithinTheClaimAheadAndSleepsUntilTheNextHead() {
+    void itClaimsWhatTheIndexHasDueWithinOneAndAHalfClaimAheadsAndSleepsUntilTheNextHeadIsThatClose() {
         InMemoryTaskStore store = new InMemoryTaskStore();
         long due = queued(store, T0 - 10);
-        long soon = queued(store, T0 + CLAIM_AHEAD);
+        long soon = queued(store, T0 + CLAIM_AHEAD + PACE);
+        queued(store, T0 + CLAIM_AHEAD + PACE + 1);
         queued(store, T0 + 500);
+        FetchResult first = source(store).fetch(T0, 10);
+
+        assertThat(first.tasks()).extracting(ClaimedTask::id).containsExactlyInAnyOrder(due, soon);
+        assertThat(store.claimedBy("me", T0)).hasSize(2);
+        assertThat(first.nextAt()).as("half a claim-ahead on: the next head is closer").isEqualTo(T0 + PACE);
+
+        FetchResult second = source(store).fetch(T0 + PACE, 10);
+        assertThat(second.tasks()).hasSize(1);
+        assertThat(second.nextAt()).as("the next head, less one and a half claim-aheads")
+            .isEqualTo(T0 + 500 - CLAIM_AHEAD - PACE);
+    }
+
+    /**
+     * A steady stream keeps a task coming within reach every few hundred microseconds: a look that took all that was
+     * due looks again no sooner than half a claim-ahead later, not at that next task's time, so a claim takes what
+     * falls due in half a claim-ahead instead of a few tasks, and each task is still claimed a claim-ahead before it
+     * is due.
+     */
+    @Test
+    void aLookThatTookAllThatWasDueLooksAgainNoSoonerThanHalfAClaimAheadLater() {
+        InMemoryTaskStore store = new InMemoryTaskStore();
+        long due = queued(store, T0 - 10);
+        queued(store, T0 + CLAIM_AHEAD + PACE + 1);
 
         FetchResult result = source(store).fetch(T0, 10);
 
-        assertThat(result.tasks()).extracting(ClaimedTask::id).containsExactlyInAnyOrder(due, soon);
-        assertThat(result.nextAt()).as("the next head, less the claim-ahead").isEqualTo(T0 + 500 - CLAIM_AHEAD);
-        assertThat(store.claimedBy("me", T0)).hasSize(2);
+        assertThat(result.tasks()).extracting(ClaimedTask::id).containsExactly(due);
+        assertThat(result.nextAt()).as("half a claim-ahead on; the next head alone would say T0 + 1")
+            .isEqualTo(T0 + PACE);
+    }
+
+    /** A look that filled its limit may have left due ids in the index: it does not wait half a claim-ahead. */
+    @Test
+    void aLookThatFilledItsLimitDoesNotWaitForTheNextOne() {
+        InMemoryTaskStore store = new InMemoryTaskStore();
+        queued(store, T0 - 30);
+        queued(store, T0 - 20);
+        queued(store, T0 - 10);
+
+        FetchResult result = source(store).fetch(T0, 2);
+
+        assertThat(result.tasks()).hasSize(2);
+        assertThat(result.nextAt()).as("the id left behind is due").isLessThanOrEqualTo(T0);
     }
 
     @Test
