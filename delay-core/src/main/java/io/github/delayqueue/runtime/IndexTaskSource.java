@@ -128,8 +128,9 @@ final class IndexTaskSource implements TaskSource {
         }
         claimLeftInDatabase(now + claimAheadMillis, limit, now, claimed);
         if (!indexer.available()) {
+            // as jdbc mode: while due rows keep coming, claim again at once, else look again after the poll
             claimPending(now, limit - claimed.size(), now, types, claimed);
-            return new FetchResult(claimed, Math.min(now + pollMillis, nextSweepAt));
+            return new FetchResult(claimed, claimed.isEmpty() ? Math.min(now + pollMillis, nextSweepAt) : now);
         }
         int room = limit - claimed.size();
         long dueBy = now + claimAheadMillis + paceMillis;

@@ -220,7 +220,11 @@ class IndexTaskSourceTest {
         FetchResult fromTheDatabase = source.fetch(T0 + 1, 10);
 
         assertThat(fromTheDatabase.tasks()).extracting(ClaimedTask::id).containsExactly(due);
-        assertThat(fromTheDatabase.nextAt()).isEqualTo(T0 + 1 + POLL);
+        assertThat(fromTheDatabase.nextAt()).as("while due rows keep coming: at once, as jdbc mode")
+            .isEqualTo(T0 + 1);
+        FetchResult none = source.fetch(T0 + 2, 10);
+        assertThat(none.tasks()).isEmpty();
+        assertThat(none.nextAt()).isEqualTo(T0 + 2 + POLL);
     }
 
     @Test
