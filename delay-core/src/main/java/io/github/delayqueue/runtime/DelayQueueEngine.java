@@ -138,9 +138,10 @@ class DelayQueueEngine {
         this.paused = new PausedTypes(store, settings.pausedTypes());
         this.claimable = new ClaimableTypes(registry, pool.lanes(), paused,
                 new ClusterLimits(registry, clock::now, settings.jdbc().pollInterval().toMillis()));
-        TaskSource source = tiers.indexed()
+        Arrivals arrivals = new Arrivals();
+        TaskSource source = arrivals.watching(tiers.indexed()
                 ? new IndexTaskSource(indexer, store, terms, events, settings, clock::now, claimable)
-                : new DatabaseTaskSource(store, terms, settings, claimable);
+                : new DatabaseTaskSource(store, terms, settings, claimable));
         this.dispatcher = new Dispatcher(source, pool, held, wake, clock, worker.batchSize(), store, terms,
                 this::handBack, claimable, this::handBackBeyondRoom, events,
                 longest(settings.redis().maxWait(), settings.jdbc().pollInterval()));
@@ -161,7 +162,7 @@ class DelayQueueEngine {
         });
         EngineSettings.Retention retention = settings.retention();
         if (!retention.byStatus().isEmpty()) {
-            jobs.add(new RetentionPurge(store, retention, clock).job(scheduler, events));
+            jobs.add(new RetentionPurge(store, retention, clock, arrivals).job(scheduler, events));
         }
         if (tiers.indexed()) {
             EngineSettings.Hybrid hybrid = settings.hybrid();

@@ -1,0 +1,78 @@
+package io.github.delayqueue.runtime;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.github.delayqueue.store.ClaimedTask;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+/** The rate tasks come in at, which the purge keeps up with, from the highest id claimed over about a minute. */
+class ArrivalsTest {
+
+    private long nanos;
+
+    private final Arrivals arrivals = new Arrivals(() -> nanos);
+
+    @Test
+    void unknownUntilTwoSamplesASecondApartThenTheRateBetweenThem() {
+        assertThat(arrivals.perSecond()).as("nothing claimed yet").isEmpty();
+        at(0, 1_000);
+        assertThat(arrivals.perSecond()).isEmpty();
+        at(500, 2_000);
+        assertThat(arrivals.perSecond()).as("half a second on: no second sample").isEmpty();
+        at(1_000, 3_000);
+        assertThat(arrivals.perSecond()).hasValue(2_000.0);
+    }
+
+    @Test
+    void itFollowsTheLastMinuteNotTheWholeRun() {
+        for (int second = 0; second <= 120; second++) {
+            at(second * 1_000L, 1 + (second <= 60 ? second * 5_000L : 300_000 + (second - 60) * 1_000L));
+            arrivals.perSecond();
+        }
+        assertThat(arrivals.perSecond().getAsDouble())
+            .as("5,000 a second for a minute, then 1,000 for a minute").isCloseTo(1_000.0, within(1.0));
+    }
+
+    @Test
+    void aSampleAfterAnIdleMinuteSpansIt() {
+        at(0, 1);
+        arrivals.perSecond();
+        at(90_000, 90_001);
+        assertThat(arrivals.perSecond()).as("the purge idle between runs: the rate over the whole gap")
+            .hasValue(1_000.0);
+    }
+
+    /** A task scheduled long ago and claimed now carries an old id: the rate goes by the newest. */
+    @Test
+    void anOlderIdClaimedLaterLeavesTheHighestAlone() {
+        at(0, 10_000);
+        arrivals.perSecond();
+        at(1_000, 12_000);
+        arrivals.claimed(50);
+        assertThat(arrivals.perSecond()).hasValue(2_000.0);
+    }
+
+    @Test
+    void itWatchesTheClaimsOfASource() {
+        TaskSource source = arrivals.watching((now, limit) -> new FetchResult(
+                List.of(claimed(7), claimed(42), claimed(9)), now + 1));
+        assertThat(source.fetch(100, 3).nextAt()).isEqualTo(101);
+        arrivals.perSecond();
+        nanos = TimeUnit.SECONDS.toNanos(1);
+        arrivals.claimed(1_042);
+        assertThat(arrivals.perSecond()).as("from 42 to 1,042 in a second").hasValue(1_000.0);
+    }
+
+    private void at(long millis, long highestClaimed) {
+        nanos = TimeUnit.MILLISECONDS.toNanos(millis);
+        arrivals.claimed(highestClaimed);
+    }
+
+    private static ClaimedTask claimed(long id) {
+        return new ClaimedTask(id, "t", null, "{}", 0, 1, null, 1, 0, null);
+    }
+}
