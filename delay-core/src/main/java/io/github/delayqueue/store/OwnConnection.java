@@ -91,8 +91,23 @@ final class OwnConnection {
             return result;
         }
         finally {
+            restoreQuietly(connection, autoCommit, isolation);
+        }
+    }
+
+    /**
+     * Puts back what {@link #inTransaction} changed, for the connection's next user. Quietly: a connection that broke
+     * during the commit fails here too, and that must not hide what the commit's own failure said (the outcome is
+     * unknown), nor turn a commit that succeeded into a failure that says nothing was stored (which the batcher would
+     * answer by writing its callers' rows again). The pool drops a broken connection when it is given back.
+     */
+    private static void restoreQuietly(Connection connection, boolean autoCommit, int isolation) {
+        try {
             connection.setTransactionIsolation(isolation);
             connection.setAutoCommit(autoCommit);
+        }
+        catch (SQLException ex) {
+            // broken: nothing more can be asked of it
         }
     }
 

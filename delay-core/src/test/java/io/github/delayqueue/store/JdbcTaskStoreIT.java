@@ -23,12 +23,15 @@ import io.github.delayqueue.api.TaskStatus;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The compare-and-set rules of the task table, under real concurrency on the real database. */
 class JdbcTaskStoreIT {
@@ -518,6 +521,100 @@ class JdbcTaskStoreIT {
         }
         catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * The connection breaks as the database commits a call's transaction of its own (a keyed and a plain task: two
+     * statements): the rows are stored and the failure must say the outcome is unknown, not that nothing was stored.
+     * Putting the connection's settings back fails on the broken connection too, and must not hide the commit's
+     * failure (it did: the chaos test counted a row stored by a call told "nothing was stored").
+     */
+    @ParameterizedTest
+    @ValueSource(strings = { "mysql", "mariadb" })
+    void aConnectionLostAsItsOwnTransactionCommitsLeavesTheOutcomeUnknown(String driver) {
+        String type = "lost.commit." + driver;
+        try (HikariDataSource pool = pool(driver)) {
+            JdbcTaskStore lostAtCommit = new JdbcTaskStore(connectionLostAtCommit(pool, false), "delay_task");
+            try {
+                assertThatThrownBy(() -> lostAtCommit.insert(keyedAndPlain(type), now))
+                    .isInstanceOf(InsertOutcomeUnknownException.class);
+            }
+            finally {
+                lostAtCommit.close();
+            }
+        }
+        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM delay_task WHERE task_type = ?", Integer.class, type))
+            .as("committed").isEqualTo(2);
+    }
+
+    /**
+     * The connection breaks just after the commit answered: the call stored its rows and returns them. (It failed as
+     * if nothing had been stored, and the batcher, taking that for a refusal of the rows, wrote them a second time.)
+     */
+    @ParameterizedTest
+    @ValueSource(strings = { "mysql", "mariadb" })
+    void aConnectionLostJustAfterItsOwnTransactionCommittedReturnsTheTasks(String driver) {
+        String type = "lost.after." + driver;
+        try (HikariDataSource pool = pool(driver)) {
+            JdbcTaskStore lostAfterCommit = new JdbcTaskStore(connectionLostAtCommit(pool, true), "delay_task");
+            try {
+                assertThat(lostAfterCommit.insert(keyedAndPlain(type), now)).hasSize(2);
+            }
+            finally {
+                lostAfterCommit.close();
+            }
+        }
+        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM delay_task WHERE task_type = ?", Integer.class, type))
+            .as("committed").isEqualTo(2);
+    }
+
+    private static List<NewTask> keyedAndPlain(String type) {
+        return List.of(new NewTask(type, null, "\"p\"", now + 60_000, TaskStatus.SCHEDULED, null),
+                new NewTask(type, "k", "\"p\"", now + 60_000, TaskStatus.SCHEDULED, null));
+    }
+
+    /** A pool of two on the test's database for the driver named {@code mysql} or {@code mariadb}. */
+    private static HikariDataSource pool(String driver) {
+        HikariDataSource pool = new HikariDataSource();
+        pool.setJdbcUrl(dataSource.getJdbcUrl().replaceFirst("^jdbc:(mysql|mariadb):", "jdbc:" + driver + ":"));
+        pool.setUsername(dataSource.getUsername());
+        pool.setPassword(dataSource.getPassword());
+        pool.setMaximumPoolSize(2);
+        return pool;
+    }
+
+    /**
+     * Connections that break at a commit: the commit is made and the connection aborted for real; then, unless
+     * {@code answered}, the caller gets the driver's own failure of a commit on it, as when the answer was lost.
+     */
+    private static DataSource connectionLostAtCommit(DataSource pool, boolean answered) {
+        return (DataSource) Proxy.newProxyInstance(JdbcTaskStoreIT.class.getClassLoader(),
+                new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
+                    Object result = invoke(method, pool, args);
+                    if (!(result instanceof Connection connection)) {
+                        return result;
+                    }
+                    return Proxy.newProxyInstance(JdbcTaskStoreIT.class.getClassLoader(),
+                            new Class<?>[] { Connection.class }, (p, m, a) -> {
+                                if (m.getName().equals("commit")) {
+                                    connection.commit();
+                                    connection.abort(Runnable::run);
+                                    if (answered) {
+                                        return null;
+                                    }
+                                }
+                                return invoke(m, connection, a);
+                            });
+                });
+    }
+
+    private static Object invoke(java.lang.reflect.Method method, Object target, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        }
+        catch (InvocationTargetException ex) {
+            throw ex.getCause();
         }
     }
 
