@@ -98,8 +98,9 @@ final class OwnConnection {
     /**
      * Puts back what {@link #inTransaction} changed, for the connection's next user. Quietly: a connection that broke
      * during the commit fails here too, and that must not hide what the commit's own failure said (the outcome is
-     * unknown), nor turn a commit that succeeded into a failure that says nothing was stored (which the batcher would
-     * answer by writing its callers' rows again). The pool drops a broken connection when it is given back.
+     * unknown), nor turn a commit that succeeded into a failure that says nothing was stored. (It did: the pool's
+     * "Connection is closed" has no SQL state, so the batcher took it for a refusal of the rows and wrote them again.)
+     * The pool drops a broken connection when it is given back.
      */
     private static void restoreQuietly(Connection connection, boolean autoCommit, int isolation) {
         try {
