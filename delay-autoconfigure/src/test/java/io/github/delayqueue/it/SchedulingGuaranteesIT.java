@@ -292,6 +292,82 @@ class SchedulingGuaranteesIT {
     }
 
     /**
+     * A reschedule outside a transaction whose connection dies while the database executes the (autocommitted)
+     * update: the task may have moved, and the exception must say so, not "nothing was changed".
+     */
+    @ParameterizedTest
+    @ValueSource(strings = { "mysql", "mariadb" })
+    void aConnectionLostWhileARescheduleRunsSaysTheTaskMayHaveMoved(String driver) throws Exception {
+        String direct = instances.database().url(driver);
+        java.net.URI uri = java.net.URI.create(direct.substring("jdbc:".length()));
+        try (TcpProxy proxy = new TcpProxy(uri.getHost(), uri.getPort())) {
+            String proxied = direct.replace(uri.getHost() + ":" + uri.getPort(), "127.0.0.1:" + proxy.port());
+            DelayQueue queue = instances.start("delay.worker.enabled=false", "spring.datasource.url=" + proxied)
+                .getBean(DelayQueue.class);
+            long id = queue.schedule("slow", "slow", Duration.ofHours(1));
+            long dueBefore = jdbc.queryForObject("SELECT due_at FROM delay_task WHERE id = ?", Long.class, id);
+            jdbc.execute("""
+                    CREATE TRIGGER slow_move BEFORE UPDATE ON delay_task FOR EACH ROW
+                    BEGIN
+                      IF NEW.due_at <> OLD.due_at THEN
+                        DO SLEEP(1.5);
+                      END IF;
+                    END""");
+            Thread killer = new Thread(() -> {
+                sleep(500);
+                proxy.dropConnections(); // mid-statement: the server goes on and commits it
+            });
+            killer.start();
+
+            assertThatThrownBy(() -> queue.reschedule(id, Instant.now().plus(Duration.ofHours(2))))
+                .isInstanceOf(OutcomeUnknownException.class)
+                .hasMessageContaining("may or may not")
+                .hasMessageContaining("do it again");
+            killer.join();
+            await().atMost(10, TimeUnit.SECONDS)
+                .until(() -> jdbc.queryForObject("SELECT due_at FROM delay_task WHERE id = ?", Long.class,
+                        id) > dueBefore);
+        }
+    }
+
+    /**
+     * A bulk operation commits a batch at a time; one that fails part-way says how many tasks the batches before
+     * it changed (they stay changed), not that nothing was, and whether calling it again is safe: a cancel or a
+     * move to one due time is, a shift is not (it would move the first batches twice).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = { "mysql", "mariadb" })
+    void aBulkOperationThatFailsPartWaySaysWhatItDid(String driver) {
+        DelayQueue queue = instance(driver, "delay.worker.enabled=false").getBean(DelayQueue.class);
+        List<TaskRequest> requests = new ArrayList<>();
+        for (int i = 0; i < 800; i++) {
+            requests.add(TaskRequest.of("bulk", i).key("k-%04d".formatted(i)).delay(Duration.ofHours(1)).build());
+        }
+        queue.scheduleAll(requests);
+        // in the second batch of 500 (keyed tasks go in key order)
+        jdbc.execute("CREATE TRIGGER refuse_change BEFORE UPDATE ON delay_task FOR EACH ROW "
+                + "BEGIN IF NEW.task_key = 'k-0600' THEN "
+                + "SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'refused by a trigger'; END IF; END");
+
+        assertThatThrownBy(() -> queue.shiftAll("bulk", "k-", Duration.ofMinutes(5)))
+            .isInstanceOf(DelayQueueException.class)
+            .isNotInstanceOf(OutcomeUnknownException.class)
+            .hasMessageContaining("refused by a trigger")
+            .hasMessageContaining("after 500 task(s)")
+            .hasMessageContaining("would shift the tasks done so far once more")
+            .hasMessageNotContaining("Nothing was");
+        assertThatThrownBy(() -> queue.cancelAll("bulk", "k-"))
+            .isInstanceOf(DelayQueueException.class)
+            .hasMessageContaining("after 500 task(s)")
+            .hasMessageContaining("Calling it again goes on with the rest")
+            .hasMessageNotContaining("Nothing was");
+        assertThat(count("task_type = 'bulk' AND status = 'CANCELLED'")).isEqualTo(500);
+
+        jdbc.execute("DROP TRIGGER refuse_change");
+        assertThat(queue.cancelAll("bulk", "k-")).as("called again").isEqualTo(300);
+    }
+
+    /**
      * Many callers schedule the same keys at once, some inside {@code REPEATABLE READ} transactions (which read first,
      * so the others' rows are committed after their snapshots), some outside (their calls share statements): each
      * key is one task, every caller gets its id, and exactly one caller is told it created it, so the

@@ -46,6 +46,17 @@ class DefaultDelayQueue implements DelayQueue {
     /** Tasks per page of a bulk operation: each page is one read and one short write. */
     static final int BULK_BATCH = 500;
 
+    /** How to settle a schedule whose outcome is unknown. */
+    private static final String RETRY_A_SCHEDULE = "Check with find(), or retry with a key (TaskRequest.key): while a "
+            + "task with the same type and key is pending or running, the retry returns it instead of storing another.";
+
+    /** What a bulk cancel or reschedule stopped part-way can do: the same change twice is the change once. */
+    private static final String REPEATABLE = "Calling it again goes on with the rest.";
+
+    /** How to settle a cancel or a reschedule whose outcome is unknown: the same change twice is the change once. */
+    private static final String RETRY_A_CHANGE = "Check with find(), or do it again: a second cancel or reschedule "
+            + "of the task leaves it as the first did (a cancel then answers false if the first was done).";
+
     private final TaskStore store;
 
     private final Indexer indexer;
@@ -147,7 +158,7 @@ class DefaultDelayQueue implements DelayQueue {
         // through the transaction's own connection. A request that changes a pending task goes on its own: its
         // statements run in a transaction.
         boolean changes = tasks.stream().anyMatch(NewTask::changesPending);
-        List<InsertedTask> inserted = storage(what, joined,
+        List<InsertedTask> inserted = storage(what, joined, RETRY_A_SCHEDULE,
                 () -> joined || changes ? store.insert(tasks, now) : batcher.insert(tasks, now));
         List<Scheduled> answers = new ArrayList<>(inserted.size());
         List<String> createdTypes = new ArrayList<>();
@@ -269,7 +280,7 @@ class DefaultDelayQueue implements DelayQueue {
     @Override
     public long cancelAll(String type, @Nullable String keyPrefix) {
         checkBulk(type, keyPrefix);
-        return eachPage(type, keyPrefix, "cancel tasks of type " + type, page -> {
+        return eachPage(type, keyPrefix, "cancel tasks of type " + type, REPEATABLE, page -> {
             List<Long> cancelled = store.cancelUnstarted(ids(page), clock.now());
             indexer.remove(cancelled);
             cancelled.forEach(id -> events.cancelled(type));
@@ -282,7 +293,7 @@ class DefaultDelayQueue implements DelayQueue {
         checkBulk(type, keyPrefix);
         long now = clock.latestNow();
         long due = validator.dueAt(requireArgument(dueAt, "dueAt"), now, clock);
-        return eachPage(type, keyPrefix, "reschedule tasks of type " + type,
+        return eachPage(type, keyPrefix, "reschedule tasks of type " + type, REPEATABLE,
                 page -> indexMoved(store.movePending(ids(page), due, tiers.queuedUpTo(now), now)));
     }
 
@@ -290,7 +301,10 @@ class DefaultDelayQueue implements DelayQueue {
     public long shiftAll(String type, @Nullable String keyPrefix, Duration shift) {
         checkBulk(type, keyPrefix);
         long shiftMillis = validator.shiftMillis(requireArgument(shift, "shift"));
-        return eachPage(type, keyPrefix, "shift tasks of type " + type, page -> {
+        return eachPage(type, keyPrefix, "shift tasks of type " + type,
+                "Calling shiftAll again would shift the tasks done so far once more: find the others with "
+                        + "findUnstarted and move them with reschedule.",
+                page -> {
             long now = clock.latestNow();
             return indexMoved(store.shiftPending(ids(page), shiftMillis, tiers.queuedUpTo(now), now));
         });
@@ -310,19 +324,29 @@ class DefaultDelayQueue implements DelayQueue {
         validator.checkKeyPrefix(keyPrefix);
     }
 
-    /** Runs {@code work} on each page of the type's unstarted tasks; the sum of what it answers. */
-    private long eachPage(String type, @Nullable String keyPrefix, String what,
+    /**
+     * Runs {@code work} on each page of the type's unstarted tasks; the sum of what it answers. A failure after the
+     * first pages says how many tasks those changed, which stay changed, and {@code again}: whether calling it again
+     * is safe.
+     */
+    private long eachPage(String type, @Nullable String keyPrefix, String what, String again,
             Function<List<TaskView>, Integer> work) {
         long done = 0;
         TaskView after = null;
         while (true) {
             long started = System.nanoTime();
             TaskView cursor = after;
-            List<TaskView> page = storage(what, false, () -> store.unstarted(type, keyPrefix, cursor, BULK_BATCH));
-            if (page.isEmpty()) {
-                return done;
+            List<TaskView> page;
+            try {
+                page = storage(what, false, () -> store.unstarted(type, keyPrefix, cursor, BULK_BATCH));
+                if (page.isEmpty()) {
+                    return done;
+                }
+                done += storage(what, false, () -> work.apply(page));
             }
-            done += storage(what, false, () -> work.apply(page));
+            catch (DelayQueueException ex) {
+                throw done == 0 ? ex : failedPartWay(what, done, again, ex);
+            }
             if (page.size() < BULK_BATCH) {
                 return done;
             }
@@ -388,6 +412,11 @@ class DefaultDelayQueue implements DelayQueue {
      * is the caller's to handle. Failures become a {@link DelayQueueException} that says what became of the call.
      */
     private static <T> T storage(String what, boolean inTransaction, Supplier<T> work) {
+        return storage(what, inTransaction, RETRY_A_CHANGE, work);
+    }
+
+    /** As {@link #storage(String, boolean, Supplier)}; {@code retry} says how to settle an unknown outcome. */
+    private static <T> T storage(String what, boolean inTransaction, String retry, Supplier<T> work) {
         int attempt = 1;
         try {
             while (true) {
@@ -403,9 +432,8 @@ class DefaultDelayQueue implements DelayQueue {
         }
         catch (InsertOutcomeUnknownException | TransactionException ex) {
             throw new OutcomeUnknownException("Could not " + what + ": the connection to the task database failed "
-                    + "while it was committing (" + cause(ex) + "), so it may or may not have been done. Check with "
-                    + "find(), or retry a schedule with a key (TaskRequest.key): while a task with the same type and "
-                    + "key is pending or running, the retry returns it instead of storing another.", ex);
+                    + "while it was committing (" + cause(ex) + "), so it may or may not have been done. " + retry,
+                    ex);
         }
         catch (DataAccessException ex) {
             throw new DelayQueueException("Could not " + what + ": the task database failed (" + cause(ex) + "). "
@@ -413,6 +441,21 @@ class DefaultDelayQueue implements DelayQueue {
                             + "surrounding transaction too (a deadlock does): retry the transaction."
                             : "Nothing was stored or changed; retry when it is back."), ex);
         }
+    }
+
+    /** A bulk operation failed after it had changed {@code done} tasks, in pages that each committed. */
+    private static DelayQueueException failedPartWay(String what, long done, String again, DelayQueueException ex) {
+        boolean unknown = ex instanceof OutcomeUnknownException;
+        Throwable storageFailure = ex.getCause() != null ? ex.getCause() : ex;
+        String message = "Could not " + what + " to the end: the task database failed ("
+                + (storageFailure instanceof RuntimeException r ? cause(r) : storageFailure.toString()) + ") after "
+                + done + " task(s) had been done, in batches that stay done; "
+                + (unknown ? "the connection broke while the next batch (at most " + BULK_BATCH + " tasks) was "
+                        + "committing, so it may or may not have been done, and the rest were not. "
+                        : "the rest were not. ")
+                + again;
+        return unknown ? new OutcomeUnknownException(message, storageFailure)
+                : new DelayQueueException(message, storageFailure);
     }
 
     private static String cause(RuntimeException ex) {

@@ -15,6 +15,7 @@ import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.api.TaskView;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -391,15 +392,21 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
         return updatePending(TaskSql.SHIFT_PENDING, ids, shiftMillis, queuedUpTo, shiftMillis, now);
     }
 
-    /** One statement over those of {@code ids} that are pending, then those still pending as they are now. */
+    /**
+     * One statement over those of {@code ids} that are pending, then those still pending as they are now. A
+     * connection lost while the (autocommitted) statement was on its way leaves the outcome unknown.
+     */
     private List<TaskView> updatePending(String sql, Collection<Long> ids, Object... leading) {
         if (ids.isEmpty()) {
             return List.of();
         }
-        return engine.call(() -> {
-            engineJdbc.update(TaskSql.forIds(sql, table, ids.size()), TaskSql.args(leading, ids));
-            return views(ids).stream().filter(view -> view.status().isPending()).toList();
-        });
+        try {
+            engine.call(() -> engineJdbc.update(TaskSql.forIds(sql, table, ids.size()), TaskSql.args(leading, ids)));
+        }
+        catch (DataAccessException ex) {
+            throw InsertProgress.connectionLost(ex) ? new InsertOutcomeUnknownException(ex) : ex;
+        }
+        return engine.call(() -> views(ids).stream().filter(view -> view.status().isPending()).toList());
     }
 
     private List<TaskView> views(Collection<Long> ids) {
@@ -438,18 +445,21 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
                 now, now)) == 1;
     }
 
-    /** One statement: on the caller's transaction's connection when it joins one, autocommitted otherwise. */
+    /**
+     * One statement: on the caller's transaction's connection when it joins one, autocommitted otherwise. A
+     * connection lost while the autocommitted statement (or its commit) was on its way leaves the outcome unknown.
+     */
     @Override
     public boolean reschedule(long id, long dueAt, TaskStatus status, long now) {
+        Function<JdbcTemplate, Boolean> move = on -> on.update(reschedule, dueAt, status.name(), now, id) == 1;
         if (joinsCallerTransaction()) {
-            return jdbc.update(reschedule, dueAt, status.name(), now, id) == 1;
+            return move.apply(jdbc);
         }
         return own.run("reschedule", (connection, onIt) -> {
-            boolean moved = onIt.update(reschedule, dueAt, status.name(), now, id) == 1;
             if (!connection.getAutoCommit()) { // a pool that hands out connections without auto-commit
-                connection.commit();
+                return own.inTransaction(connection, () -> move.apply(onIt));
             }
-            return moved;
+            return InsertProgress.autocommitted(connection).lastWrite(onIt, move);
         });
     }
 

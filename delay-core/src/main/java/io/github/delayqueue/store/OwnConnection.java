@@ -86,7 +86,7 @@ final class OwnConnection {
             }
             catch (SQLException ex) {
                 DataAccessException translated = translate("commit", ex);
-                throw InsertProgress.connectionLost(ex) ? new InsertOutcomeUnknownException(translated) : translated;
+                throw InsertProgress.lost(ex, connection) ? new InsertOutcomeUnknownException(translated) : translated;
             }
             return result;
         }

@@ -51,7 +51,7 @@ final class TaskInserts {
                 return behindSavepoint(batch);
             }
             try {
-                return batch.write(jdbc, new InsertProgress(false), false);
+                return batch.write(jdbc, InsertProgress.inTransaction(), false);
             }
             catch (InsertBatch.KeysTakenMeanwhile ex) { // the one write stored nothing
                 return behindSavepoint(batch);
@@ -63,7 +63,7 @@ final class TaskInserts {
                 return inOwnTransaction(batch, connection, onIt);
             }
             try {
-                return batch.write(onIt, new InsertProgress(true), false);
+                return batch.write(onIt, InsertProgress.autocommitted(connection), false);
             }
             catch (InsertBatch.KeysTakenMeanwhile ex) { // the one write stored nothing
                 return inOwnTransaction(batch, connection, onIt);
@@ -76,7 +76,7 @@ final class TaskInserts {
         try {
             Savepoint savepoint = connection.setSavepoint();
             try {
-                List<InsertedTask> inserted = batch.write(jdbc, new InsertProgress(false), true);
+                List<InsertedTask> inserted = batch.write(jdbc, InsertProgress.inTransaction(), true);
                 connection.releaseSavepoint(savepoint);
                 return inserted;
             }
@@ -99,7 +99,7 @@ final class TaskInserts {
             boolean restartable = attempt < MAX_RESTARTS;
             try {
                 return own.inTransaction(connection,
-                        () -> batch.write(onIt, new InsertProgress(false), true, restartable));
+                        () -> batch.write(onIt, InsertProgress.inTransaction(), true, restartable));
             }
             catch (InsertBatch.KeyCreatedMeanwhile ex) {
                 // rolled back: written again, the look-up finds the key's task and changes it

@@ -211,7 +211,13 @@ public interface TaskStore {
      */
     List<TaskView> unstarted(String type, @Nullable String keyPrefix, @Nullable TaskView after, int limit);
 
-    /** Cancels those of {@code ids} that have not started (pending or waiting); the ids it cancelled. */
+    /**
+     * Cancels those of {@code ids} that have not started (pending or waiting); the ids it cancelled. These bulk
+     * writes ({@link #movePending}, {@link #shiftPending} too) commit before they return, and when they throw they
+     * changed nothing, unless they throw {@link InsertOutcomeUnknownException} or a
+     * {@link org.springframework.transaction.TransactionException} (the connection failed while the database
+     * committed).
+     */
     List<Long> cancelUnstarted(Collection<Long> ids, long now);
 
     /**
@@ -230,7 +236,11 @@ public interface TaskStore {
      */
     List<DueTask> releaseWaiting(long queuedUpTo, int limit, long now);
 
-    /** Moves a pending task to a new due time and tier; {@code false} when it was not pending. */
+    /**
+     * Moves a pending task to a new due time and tier; {@code false} when it was not pending. Outside the caller's
+     * transaction it has committed when it returns; when it throws nothing was changed, unless it throws
+     * {@link InsertOutcomeUnknownException} (the connection failed while the database committed).
+     */
     boolean reschedule(long id, long dueAt, TaskStatus status, long now);
 
     Optional<TaskView> find(long id);

@@ -3,6 +3,8 @@ package io.github.delayqueue.store;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -550,11 +552,45 @@ class JdbcTaskStoreIT {
         assertThat(count(type)).as("committed").isEqualTo(2);
     }
 
+    /**
+     * The connection breaks while the database runs an autocommitted write, and the failure does not say so (no SQL
+     * state, no connection exception class, as the pool's "Connection is closed"): the write is stored, so the call
+     * must say the outcome is unknown. Before, such a failure read as the database refusing the rows: the call said
+     * nothing was stored, and the batcher wrote its callers' rows again.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = { "mysql", "mariadb" })
+    void aWriteLostWithoutSayingSoLeavesTheOutcomeUnknown(String driver) {
+        String type = "lost.quietly." + driver;
+        withConnections(driver, pool -> writesLostQuietly(pool, "INSERT"), store -> assertThatThrownBy(
+                () -> store.insert(List.of(new NewTask(type, null, "\"p\"", now + 60_000, TaskStatus.SCHEDULED,
+                        null)), now)).isInstanceOf(InsertOutcomeUnknownException.class));
+        assertThat(count(type)).as("committed").isEqualTo(1);
+    }
+
+    /** The same for a reschedule outside a transaction: the task has moved, so "nothing was changed" would be false. */
+    @ParameterizedTest
+    @ValueSource(strings = { "mysql", "mariadb" })
+    void aRescheduleLostWithoutSayingSoLeavesTheOutcomeUnknown(String driver) {
+        long id = insert(1, "lost.move." + driver, now + 60_000).get(0);
+        withConnections(driver, pool -> writesLostQuietly(pool, "UPDATE"), store -> assertThatThrownBy(
+                () -> store.reschedule(id, now + 120_000, TaskStatus.SCHEDULED, now))
+            .isInstanceOf(InsertOutcomeUnknownException.class));
+        assertThat(jdbc.queryForObject("SELECT due_at FROM delay_task WHERE id = ?", Long.class, id)).as("moved")
+            .isEqualTo(now + 120_000);
+    }
+
     /** Runs {@code call} on a store whose connections break at a commit ({@link #connectionLostAtCommit}). */
     private static void withConnectionLostAtCommit(String driver, boolean answered,
             java.util.function.Consumer<JdbcTaskStore> call) {
+        withConnections(driver, pool -> connectionLostAtCommit(pool, answered), call);
+    }
+
+    /** Runs {@code call} on a store over a pool of {@code driver}'s connections, wrapped by {@code breaking}. */
+    private static void withConnections(String driver, java.util.function.UnaryOperator<DataSource> breaking,
+            java.util.function.Consumer<JdbcTaskStore> call) {
         try (HikariDataSource pool = pool(driver)) {
-            JdbcTaskStore store = new JdbcTaskStore(connectionLostAtCommit(pool, answered), "delay_task");
+            JdbcTaskStore store = new JdbcTaskStore(breaking.apply(pool), "delay_task");
             try {
                 call.accept(store);
             }
@@ -604,6 +640,37 @@ class JdbcTaskStoreIT {
                                     }
                                 }
                                 return invoke(m, connection, a);
+                            });
+                });
+    }
+
+    /**
+     * Connections whose statements starting with {@code verb} run for real, then the connection is aborted for real,
+     * and the caller gets a failure that does not say the connection broke.
+     */
+    private static DataSource writesLostQuietly(DataSource pool, String verb) {
+        return (DataSource) Proxy.newProxyInstance(JdbcTaskStoreIT.class.getClassLoader(),
+                new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
+                    Object result = invoke(method, pool, args);
+                    if (!(result instanceof Connection connection)) {
+                        return result;
+                    }
+                    return Proxy.newProxyInstance(JdbcTaskStoreIT.class.getClassLoader(),
+                            new Class<?>[] { Connection.class }, (p, m, a) -> {
+                                Object made = invoke(m, connection, a);
+                                if (!(made instanceof PreparedStatement statement)
+                                        || !a[0].toString().strip().startsWith(verb)) {
+                                    return made;
+                                }
+                                return Proxy.newProxyInstance(JdbcTaskStoreIT.class.getClassLoader(),
+                                        new Class<?>[] { PreparedStatement.class }, (sp, sm, sa) -> {
+                                            Object answer = invoke(sm, statement, sa);
+                                            if (sm.getName().startsWith("execute")) {
+                                                connection.abort(Runnable::run);
+                                                throw new SQLException("Connection is closed");
+                                            }
+                                            return answer;
+                                        });
                             });
                 });
     }
