@@ -64,7 +64,9 @@ final class Arrivals {
 
     /**
      * Tasks a second, over the time since the oldest sample kept, sampling the highest id claimed first when the last
-     * sample is a second old. Empty until two samples a second apart after the first claim.
+     * sample is a second old. Empty until two samples a second apart after the first claim, and while the highest id
+     * has not moved across the samples kept (a window): this instance then sees nothing come in, which is not to say
+     * nothing does (it may claim only rare types, or none), and a rate of 0 would keep a backlog at the least share.
      */
     OptionalDouble perSecond() {
         long now = nanoTime.getAsLong();
@@ -76,7 +78,7 @@ final class Arrivals {
         }
         Sample oldest = samples.peekFirst();
         Sample newest = samples.peekLast();
-        if (oldest == newest) {
+        if (oldest == newest || oldest.id == newest.id) {
             return OptionalDouble.empty();
         }
         return OptionalDouble.of((newest.id - oldest.id) * 1e9 / (newest.nanos - oldest.nanos));

@@ -46,6 +46,27 @@ class ArrivalsTest {
             .hasValue(1_000.0);
     }
 
+    /**
+     * An instance that claims nothing for a minute (it runs only rare types, or none, or nothing comes in) cannot tell
+     * the rate: unknown, so the purge takes the share it takes for an unknown rate, not the least one, which would
+     * let the table grow under a load this instance does not see (and work off a backlog slowly when nothing comes
+     * in).
+     */
+    @Test
+    void noIdMovingForAWindowIsUnknownNotNone() {
+        at(0, 1_000);
+        arrivals.perSecond();
+        at(1_000, 2_000);
+        assertThat(arrivals.perSecond()).hasValue(1_000.0);
+        for (int second = 2; second <= 62; second++) {
+            nanos = TimeUnit.SECONDS.toNanos(second);
+            arrivals.perSecond();
+        }
+        assertThat(arrivals.perSecond()).as("no claim for a minute").isEmpty();
+        at(63_000, 3_000);
+        assertThat(arrivals.perSecond()).as("claims again").isPresent();
+    }
+
     /** A task scheduled long ago and claimed now carries an old id: the rate goes by the newest. */
     @Test
     void anOlderIdClaimedLaterLeavesTheHighestAlone() {
