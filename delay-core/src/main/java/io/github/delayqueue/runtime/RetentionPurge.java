@@ -19,13 +19,13 @@ import org.springframework.scheduling.TaskScheduler;
  * the others skip the run. Oldest first, by when the status last changed. Paced by need: a round deletes a batch of
  * each status, and the next round of the run comes after a pause in proportion to the round, so that the purge takes
  * the share of the database's time that deletes a quarter more than comes in ({@link Arrivals}, against how fast its
- * rounds delete): the table does not grow, a backlog (millions of rows after an outage, a retention shortened, a
- * soak's preloaded table) shrinks, and the consumers keep the rest. Half the time at most (and when what comes in is
- * unknown, as when this instance claimed nothing for a minute), a fifth at least, however little comes in. A round slowed by a busy database is followed by a longer
- * pause, as {@link Pacing} pauses. A run that ends with rows left is followed by the next after the pause, not after
- * an interval. The pause is between rounds, not in one: a run holds no scheduler thread, nor a lane of the rounds that
- * wait on the database or Redis ({@link IoLanes}), while it pauses, so on a small scheduler the claims are not held up
- * for a whole run.
+ * rounds delete): the table does not grow, a backlog (millions of rows after an outage, a retention shortened, a soak's
+ * preloaded table) shrinks, and the consumers keep the rest. Half the time at most (and when what comes in is unknown,
+ * as when this instance claimed nothing for a minute), a fifth at least, however little comes in. A round slowed by a
+ * busy database is followed by a longer pause, as {@link Pacing} pauses. A run that ends with rows left is followed by
+ * the next after the pause, not after an interval. The pause is between rounds, not in one: a run holds no scheduler
+ * thread, nor a lane of the rounds that wait on the database or Redis ({@link IoLanes}), while it pauses, so on a small
+ * scheduler the claims are not held up for a whole run.
  */
 final class RetentionPurge implements Runnable {
 

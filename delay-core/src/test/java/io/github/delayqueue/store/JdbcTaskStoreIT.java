@@ -688,7 +688,7 @@ class JdbcTaskStoreIT {
     private static DataSource counting(AtomicInteger statements) {
         return (DataSource) Proxy.newProxyInstance(JdbcTaskStoreIT.class.getClassLoader(),
                 new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
-                    Object result = method.invoke(dataSource, args);
+                    Object result = invoke(method, dataSource, args);
                     return result instanceof Connection connection ? counted(connection, statements) : result;
                 });
     }
@@ -699,12 +699,7 @@ class JdbcTaskStoreIT {
                     if (method.getName().equals("prepareStatement") || method.getName().equals("createStatement")) {
                         statements.incrementAndGet();
                     }
-                    try {
-                        return method.invoke(target, args);
-                    }
-                    catch (InvocationTargetException ex) {
-                        throw ex.getCause();
-                    }
+                    return invoke(method, target, args);
                 });
     }
 
