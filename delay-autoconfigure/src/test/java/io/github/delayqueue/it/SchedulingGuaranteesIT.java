@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -288,6 +289,77 @@ class SchedulingGuaranteesIT {
                 .hasMessageContaining("key");
             killer.join();
             await().atMost(10, TimeUnit.SECONDS).until(() -> count("task_type = 'slow'") == 1);
+        }
+    }
+
+    /**
+     * A transaction still open holds a key. Calls outside transactions that schedule the same key wait for it (they
+     * must: until it commits or rolls back, the key's task may or may not exist), and calls without a key must not
+     * wait with them. Before, the two waiting writes held both of the shared writes' slots, and every call outside a
+     * transaction waited for the open one (up to the lock wait timeout, and again for each retry).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = { "mysql", "mariadb" })
+    void callsWithoutAKeyDoNotWaitForAKeyAnOpenTransactionHolds(String driver) throws Exception {
+        ConfigurableApplicationContext context = instance(driver, "delay.worker.enabled=false");
+        DelayQueue queue = context.getBean(DelayQueue.class);
+        TransactionTemplate tx = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+        CountDownLatch scheduled = new CountDownLatch(1);
+        CountDownLatch commit = new CountDownLatch(1);
+        ExecutorService threads = Executors.newCachedThreadPool();
+        try {
+            Future<Long> holder = threads.submit(() -> tx.execute(status -> {
+                long id = queue.schedule(keyed("held", "k"));
+                scheduled.countDown();
+                awaitQuietly(commit);
+                return id;
+            }));
+            assertThat(scheduled.await(20, TimeUnit.SECONDS)).isTrue();
+            List<Future<Long>> sameKey = new ArrayList<>();
+            for (int waiting = 1; waiting <= 2; waiting++) {
+                sameKey.add(threads.submit(() -> queue.schedule(keyed("held", "k"))));
+                int writes = waiting;
+                await().atMost(20, TimeUnit.SECONDS).until(() -> lockWaits() == writes);
+            }
+
+            List<Future<Long>> plain = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                int payload = i;
+                plain.add(threads.submit(() -> queue.schedule("plain", payload, Duration.ofHours(1))));
+            }
+            for (Future<Long> call : plain) {
+                assertThat(call.get(20, TimeUnit.SECONDS)).as("a call without a key, the transaction open")
+                    .isPositive();
+            }
+            assertThat(sameKey).as("the key's callers wait for the transaction").noneMatch(Future::isDone);
+
+            commit.countDown();
+            long id = holder.get(20, TimeUnit.SECONDS);
+            for (Future<Long> call : sameKey) {
+                assertThat(call.get(20, TimeUnit.SECONDS)).as("the transaction's task").isEqualTo(id);
+            }
+            assertThat(count("task_type = 'held'")).isEqualTo(1);
+        }
+        finally {
+            commit.countDown();
+            threads.shutdownNow();
+        }
+    }
+
+    /** Transactions of this test's database waiting for a row lock. */
+    private int lockWaits() {
+        return jdbc.queryForObject("""
+                SELECT COUNT(*) FROM information_schema.INNODB_TRX t
+                JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id
+                WHERE t.trx_state = 'LOCK WAIT' AND p.DB = DATABASE()""", Integer.class);
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(60, TimeUnit.SECONDS);
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
         }
     }
 

@@ -75,7 +75,14 @@ class DefaultDelayQueue implements DelayQueue {
 
     private final TaskEvents events;
 
-    private final InsertBatcher batcher;
+    /** Shares the writes of calls without a key. */
+    private final InsertBatcher plainWrites;
+
+    /**
+     * Shares the writes of calls with a key, apart from the others: a write with a key that a transaction still
+     * open holds waits for that transaction, and the calls without a key must not wait with it.
+     */
+    private final InsertBatcher keyedWrites;
 
     private final TraceContextSource traces;
 
@@ -110,7 +117,8 @@ class DefaultDelayQueue implements DelayQueue {
         this.clock = clock;
         this.wake = wake;
         this.events = events;
-        this.batcher = new InsertBatcher(store, 2, this::index);
+        this.plainWrites = new InsertBatcher(store, 2, this::index);
+        this.keyedWrites = new InsertBatcher(store, 2, this::index);
     }
 
     @Override
@@ -154,12 +162,13 @@ class DefaultDelayQueue implements DelayQueue {
         }
         String what = "schedule " + tasks.size() + " task(s)";
         boolean joined = joinsCallerTransaction(what, () -> "Scheduling a task of type '" + tasks.get(0).type() + "'");
-        // Outside the caller's transaction, concurrent callers share multi-row statements; inside it, the rows must go
-        // through the transaction's own connection. A request that changes a pending task goes on its own: its
-        // statements run in a transaction.
+        // Outside the caller's transaction, concurrent callers share multi-row statements, those with keys apart;
+        // inside it, the rows must go through the transaction's own connection. A request that changes a pending task
+        // goes on its own: its statements run in a transaction.
         boolean changes = tasks.stream().anyMatch(NewTask::changesPending);
+        InsertBatcher shared = tasks.stream().anyMatch(task -> task.key() != null) ? keyedWrites : plainWrites;
         List<InsertedTask> inserted = storage(what, joined, RETRY_A_SCHEDULE,
-                () -> joined || changes ? store.insert(tasks, now) : batcher.insert(tasks, now));
+                () -> joined || changes ? store.insert(tasks, now) : shared.insert(tasks, now));
         List<Scheduled> answers = new ArrayList<>(inserted.size());
         List<String> createdTypes = new ArrayList<>();
         long earliest = Long.MAX_VALUE;
