@@ -264,32 +264,18 @@ class SchedulingGuaranteesIT {
     @ParameterizedTest
     @ValueSource(strings = { "mysql", "mariadb" })
     void aConnectionLostWhileTheWriteRunsSaysTheTaskMayExist(String driver) throws Exception {
-        String direct = instances.database().url(driver);
-        java.net.URI uri = java.net.URI.create(direct.substring("jdbc:".length()));
-        try (TcpProxy proxy = new TcpProxy(uri.getHost(), uri.getPort())) {
-            String proxied = direct.replace(uri.getHost() + ":" + uri.getPort(), "127.0.0.1:" + proxy.port());
-            DelayQueue queue = instances.start("delay.worker.enabled=false", "spring.datasource.url=" + proxied)
-                .getBean(DelayQueue.class);
-            jdbc.execute("""
-                    CREATE TRIGGER slow_write BEFORE INSERT ON delay_task FOR EACH ROW
-                    BEGIN
-                      IF NEW.payload = '"slow"' THEN
-                        DO SLEEP(1.5);
-                      END IF;
-                    END""");
-            Thread killer = new Thread(() -> {
-                sleep(500);
-                proxy.dropConnections(); // mid-statement: the server goes on and commits it
-            });
-            killer.start();
-
-            assertThatThrownBy(() -> queue.schedule("slow", "slow", Duration.ofHours(1)))
-                .isInstanceOf(OutcomeUnknownException.class)
-                .hasMessageContaining("may or may not")
-                .hasMessageContaining("key");
-            killer.join();
-            await().atMost(10, TimeUnit.SECONDS).until(() -> count("task_type = 'slow'") == 1);
-        }
+        connectionsDroppedMidStatement(driver, """
+                CREATE TRIGGER slow_write BEFORE INSERT ON delay_task FOR EACH ROW
+                BEGIN
+                  IF NEW.payload = '"slow"' THEN
+                    DO SLEEP(1.5);
+                  END IF;
+                END""", queue -> null, (queue, none) -> assertThatThrownBy(
+                () -> queue.schedule("slow", "slow", Duration.ofHours(1)))
+            .isInstanceOf(OutcomeUnknownException.class)
+            .hasMessageContaining("may or may not")
+            .hasMessageContaining("key"));
+        await().atMost(10, TimeUnit.SECONDS).until(() -> count("task_type = 'slow'") == 1);
     }
 
     /**
@@ -370,35 +356,51 @@ class SchedulingGuaranteesIT {
     @ParameterizedTest
     @ValueSource(strings = { "mysql", "mariadb" })
     void aConnectionLostWhileARescheduleRunsSaysTheTaskMayHaveMoved(String driver) throws Exception {
+        long[] task = new long[2]; // its id and its due time before
+        connectionsDroppedMidStatement(driver, """
+                CREATE TRIGGER slow_move BEFORE UPDATE ON delay_task FOR EACH ROW
+                BEGIN
+                  IF NEW.due_at <> OLD.due_at THEN
+                    DO SLEEP(1.5);
+                  END IF;
+                END""", queue -> {
+            task[0] = queue.schedule("slow", "slow", Duration.ofHours(1));
+            task[1] = dueAt(task[0]);
+            return task[0];
+        }, (queue, id) -> assertThatThrownBy(() -> queue.reschedule(id, Instant.now().plus(Duration.ofHours(2))))
+            .isInstanceOf(OutcomeUnknownException.class)
+            .hasMessageContaining("may or may not")
+            .hasMessageContaining("do it again"));
+        await().atMost(10, TimeUnit.SECONDS).until(() -> dueAt(task[0]) > task[1]);
+    }
+
+    private long dueAt(long id) {
+        return jdbc.queryForObject("SELECT due_at FROM delay_task WHERE id = ?", Long.class, id);
+    }
+
+    /**
+     * Runs {@code call} on an instance whose connections go through a proxy, after {@code before} and then
+     * {@code trigger} on the table: the trigger holds the call's statement on the server, and 500 ms into the call
+     * the proxy drops every connection, mid-statement, while the server goes on and commits it.
+     */
+    private <T> void connectionsDroppedMidStatement(String driver, String trigger,
+            java.util.function.Function<DelayQueue, T> before, java.util.function.BiConsumer<DelayQueue, T> call)
+            throws Exception {
         String direct = instances.database().url(driver);
         java.net.URI uri = java.net.URI.create(direct.substring("jdbc:".length()));
         try (TcpProxy proxy = new TcpProxy(uri.getHost(), uri.getPort())) {
             String proxied = direct.replace(uri.getHost() + ":" + uri.getPort(), "127.0.0.1:" + proxy.port());
             DelayQueue queue = instances.start("delay.worker.enabled=false", "spring.datasource.url=" + proxied)
                 .getBean(DelayQueue.class);
-            long id = queue.schedule("slow", "slow", Duration.ofHours(1));
-            long dueBefore = jdbc.queryForObject("SELECT due_at FROM delay_task WHERE id = ?", Long.class, id);
-            jdbc.execute("""
-                    CREATE TRIGGER slow_move BEFORE UPDATE ON delay_task FOR EACH ROW
-                    BEGIN
-                      IF NEW.due_at <> OLD.due_at THEN
-                        DO SLEEP(1.5);
-                      END IF;
-                    END""");
+            T prepared = before.apply(queue);
+            jdbc.execute(trigger);
             Thread killer = new Thread(() -> {
                 sleep(500);
-                proxy.dropConnections(); // mid-statement: the server goes on and commits it
+                proxy.dropConnections();
             });
             killer.start();
-
-            assertThatThrownBy(() -> queue.reschedule(id, Instant.now().plus(Duration.ofHours(2))))
-                .isInstanceOf(OutcomeUnknownException.class)
-                .hasMessageContaining("may or may not")
-                .hasMessageContaining("do it again");
+            call.accept(queue, prepared);
             killer.join();
-            await().atMost(10, TimeUnit.SECONDS)
-                .until(() -> jdbc.queryForObject("SELECT due_at FROM delay_task WHERE id = ?", Long.class,
-                        id) > dueBefore);
         }
     }
 

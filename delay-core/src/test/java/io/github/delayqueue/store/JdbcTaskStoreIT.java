@@ -624,24 +624,16 @@ class JdbcTaskStoreIT {
      * {@code answered}, the caller gets the driver's own failure of a commit on it, as when the answer was lost.
      */
     private static DataSource connectionLostAtCommit(DataSource pool, boolean answered) {
-        return (DataSource) Proxy.newProxyInstance(JdbcTaskStoreIT.class.getClassLoader(),
-                new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
-                    Object result = invoke(method, pool, args);
-                    if (!(result instanceof Connection connection)) {
-                        return result;
-                    }
-                    return Proxy.newProxyInstance(JdbcTaskStoreIT.class.getClassLoader(),
-                            new Class<?>[] { Connection.class }, (p, m, a) -> {
-                                if (m.getName().equals("commit")) {
-                                    connection.commit();
-                                    connection.abort(Runnable::run);
-                                    if (answered) {
-                                        return null;
-                                    }
-                                }
-                                return invoke(m, connection, a);
-                            });
-                });
+        return wrapped(pool, connection -> proxy(Connection.class, (p, method, args) -> {
+            if (method.getName().equals("commit")) {
+                connection.commit();
+                connection.abort(Runnable::run);
+                if (answered) {
+                    return null;
+                }
+            }
+            return invoke(method, connection, args);
+        }));
     }
 
     /**
@@ -649,30 +641,38 @@ class JdbcTaskStoreIT {
      * and the caller gets a failure that does not say the connection broke.
      */
     private static DataSource writesLostQuietly(DataSource pool, String verb) {
-        return (DataSource) Proxy.newProxyInstance(JdbcTaskStoreIT.class.getClassLoader(),
-                new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
-                    Object result = invoke(method, pool, args);
-                    if (!(result instanceof Connection connection)) {
-                        return result;
-                    }
-                    return Proxy.newProxyInstance(JdbcTaskStoreIT.class.getClassLoader(),
-                            new Class<?>[] { Connection.class }, (p, m, a) -> {
-                                Object made = invoke(m, connection, a);
-                                if (!(made instanceof PreparedStatement statement)
-                                        || !a[0].toString().strip().startsWith(verb)) {
-                                    return made;
-                                }
-                                return Proxy.newProxyInstance(JdbcTaskStoreIT.class.getClassLoader(),
-                                        new Class<?>[] { PreparedStatement.class }, (sp, sm, sa) -> {
-                                            Object answer = invoke(sm, statement, sa);
-                                            if (sm.getName().startsWith("execute")) {
-                                                connection.abort(Runnable::run);
-                                                throw new SQLException("Connection is closed");
-                                            }
-                                            return answer;
-                                        });
-                            });
-                });
+        return wrapped(pool, connection -> proxy(Connection.class, (p, method, args) -> {
+            Object made = invoke(method, connection, args);
+            if (!(made instanceof PreparedStatement statement) || !args[0].toString().strip().startsWith(verb)) {
+                return made;
+            }
+            return proxy(PreparedStatement.class, (sp, sm, sa) -> {
+                Object answer = invoke(sm, statement, sa);
+                if (sm.getName().startsWith("execute")) {
+                    connection.abort(Runnable::run);
+                    throw new SQLException("Connection is closed");
+                }
+                return answer;
+            });
+        }));
+    }
+
+    /** The test's pool, counting the statements prepared or created on its connections. */
+    private static DataSource counting(AtomicInteger statements) {
+        return wrapped(dataSource, connection -> counted(connection, statements));
+    }
+
+    /** The pool's connections, each as {@code wrap} makes it. */
+    private static DataSource wrapped(DataSource pool, java.util.function.UnaryOperator<Connection> wrap) {
+        return proxy(DataSource.class, (p, method, args) -> {
+            Object result = invoke(method, pool, args);
+            return result instanceof Connection connection ? wrap.apply(connection) : result;
+        });
+    }
+
+    private static <T> T proxy(Class<T> type, java.lang.reflect.InvocationHandler handler) {
+        return type.cast(Proxy.newProxyInstance(JdbcTaskStoreIT.class.getClassLoader(), new Class<?>[] { type },
+                handler));
     }
 
     private static Object invoke(java.lang.reflect.Method method, Object target, Object[] args) throws Throwable {
@@ -684,23 +684,13 @@ class JdbcTaskStoreIT {
         }
     }
 
-    /** The test's pool, counting the statements prepared or created on its connections. */
-    private static DataSource counting(AtomicInteger statements) {
-        return (DataSource) Proxy.newProxyInstance(JdbcTaskStoreIT.class.getClassLoader(),
-                new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
-                    Object result = invoke(method, dataSource, args);
-                    return result instanceof Connection connection ? counted(connection, statements) : result;
-                });
-    }
-
     private static Connection counted(Connection target, AtomicInteger statements) {
-        return (Connection) Proxy.newProxyInstance(JdbcTaskStoreIT.class.getClassLoader(),
-                new Class<?>[] { Connection.class }, (proxy, method, args) -> {
-                    if (method.getName().equals("prepareStatement") || method.getName().equals("createStatement")) {
-                        statements.incrementAndGet();
-                    }
-                    return invoke(method, target, args);
-                });
+        return proxy(Connection.class, (p, method, args) -> {
+            if (method.getName().equals("prepareStatement") || method.getName().equals("createStatement")) {
+                statements.incrementAndGet();
+            }
+            return invoke(method, target, args);
+        });
     }
 
     /**
