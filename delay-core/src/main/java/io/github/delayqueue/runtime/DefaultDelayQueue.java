@@ -53,6 +53,10 @@ class DefaultDelayQueue implements DelayQueue {
     /** What a bulk cancel or reschedule stopped part-way can do: the same change twice is the change once. */
     private static final String REPEATABLE = "Calling it again goes on with the rest.";
 
+    /** What a bulk shift stopped part-way must not do: a second shift moves the tasks it moved again. */
+    private static final String SHIFTED_TWICE = "Calling shiftAll again would shift the tasks done so far once more: "
+            + "find the others with findUnstarted and move them with reschedule.";
+
     /** How to settle a cancel or a reschedule whose outcome is unknown: the same change twice is the change once. */
     private static final String RETRY_A_CHANGE = "Check with find(), or do it again: a second cancel or reschedule "
             + "of the task leaves it as the first did (a cancel then answers false if the first was done).";
@@ -310,10 +314,7 @@ class DefaultDelayQueue implements DelayQueue {
     public long shiftAll(String type, @Nullable String keyPrefix, Duration shift) {
         checkBulk(type, keyPrefix);
         long shiftMillis = validator.shiftMillis(requireArgument(shift, "shift"));
-        return eachPage(type, keyPrefix, "shift tasks of type " + type,
-                "Calling shiftAll again would shift the tasks done so far once more: find the others with "
-                        + "findUnstarted and move them with reschedule.",
-                page -> {
+        return eachPage(type, keyPrefix, "shift tasks of type " + type, SHIFTED_TWICE, page -> {
             long now = clock.latestNow();
             return indexMoved(store.shiftPending(ids(page), shiftMillis, tiers.queuedUpTo(now), now));
         });

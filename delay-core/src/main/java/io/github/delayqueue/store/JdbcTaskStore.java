@@ -394,7 +394,8 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
 
     /**
      * One statement over those of {@code ids} that are pending, then those still pending as they are now. A
-     * connection lost while the (autocommitted) statement was on its way leaves the outcome unknown.
+     * connection lost while the (autocommitted) statement was on its way leaves the outcome unknown, and so does a
+     * failure of the read after it (the statement committed, but which tasks it moved is not known).
      */
     private List<TaskView> updatePending(String sql, Collection<Long> ids, Object... leading) {
         if (ids.isEmpty()) {
@@ -406,7 +407,12 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
         catch (DataAccessException ex) {
             throw InsertProgress.connectionLost(ex) ? new InsertOutcomeUnknownException(ex) : ex;
         }
-        return engine.call(() -> views(ids).stream().filter(view -> view.status().isPending()).toList());
+        try {
+            return engine.call(() -> views(ids).stream().filter(view -> view.status().isPending()).toList());
+        }
+        catch (DataAccessException ex) {
+            throw new InsertOutcomeUnknownException(ex); // the update committed: "nothing changed" would be false
+        }
     }
 
     private List<TaskView> views(Collection<Long> ids) {
