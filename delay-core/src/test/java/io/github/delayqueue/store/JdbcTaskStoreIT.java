@@ -553,6 +553,31 @@ class JdbcTaskStoreIT {
     }
 
     /**
+     * A row the database refuses (a trigger's {@code SIGNAL}) in an autocommitted write stored nothing, and the
+     * failure must say so, not that the outcome is unknown: MariaDB Connector/J gives a state it does not map, such as
+     * 45000, the class {@code SQLTransientConnectionException}, which was read as a lost connection (and then the
+     * batcher failed every caller of a shared write instead of writing the others' rows alone).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = { "mysql", "mariadb" })
+    void aRowATriggerRefusesStoredNothingAndSaysSo(String driver) {
+        String type = "refused." + driver;
+        jdbc.execute("CREATE TRIGGER refuse_row BEFORE INSERT ON delay_task FOR EACH ROW "
+                + "BEGIN IF NEW.task_type LIKE 'refused.%' THEN "
+                + "SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'refused by a trigger'; END IF; END");
+        try {
+            withConnections(driver, pool -> pool, store -> assertThatThrownBy(
+                    () -> store.insert(List.of(new NewTask(type, null, "\"p\"", now + 60_000, TaskStatus.SCHEDULED,
+                            null)), now)).isInstanceOf(org.springframework.dao.DataAccessException.class)
+                .hasMessageContaining("refused by a trigger"));
+        }
+        finally {
+            jdbc.execute("DROP TRIGGER refuse_row");
+        }
+        assertThat(count(type)).isZero();
+    }
+
+    /**
      * The connection breaks while the database runs an autocommitted write, and the failure does not say so (no SQL
      * state, no connection exception class, as the pool's "Connection is closed"): the write is stored, so the call
      * must say the outcome is unknown. Before, such a failure read as the database refusing the rows: the call said
