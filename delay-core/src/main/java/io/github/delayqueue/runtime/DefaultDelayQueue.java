@@ -61,6 +61,12 @@ class DefaultDelayQueue implements DelayQueue {
     private static final String RETRY_A_CHANGE = "Check with find(), or do it again: a second cancel or reschedule "
             + "of the task leaves it as the first did (a cancel then answers false if the first was done).";
 
+    /**
+     * How long a shared write may be in flight before the next caller takes its slot: a write takes milliseconds, so
+     * one this long waits for a lock (a transaction still open holding a key) and the others go on without it.
+     */
+    private static final long STALLED_WRITE_NANOS = Duration.ofMillis(500).toNanos();
+
     private final TaskStore store;
 
     private final Indexer indexer;
@@ -121,8 +127,8 @@ class DefaultDelayQueue implements DelayQueue {
         this.clock = clock;
         this.wake = wake;
         this.events = events;
-        this.plainWrites = new InsertBatcher(store, 2, this::index);
-        this.keyedWrites = new InsertBatcher(store, 2, this::index);
+        this.plainWrites = new InsertBatcher(store, 2, STALLED_WRITE_NANOS, this::index);
+        this.keyedWrites = new InsertBatcher(store, 2, STALLED_WRITE_NANOS, this::index);
     }
 
     @Override

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
@@ -15,6 +16,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.NonTransientDataAccessException;
 import org.springframework.dao.NonTransientDataAccessResourceException;
+import org.springframework.dao.PessimisticLockingFailureException;
 
 /**
  * Coalesces concurrent inserts that join no transaction of their caller's ({@code TaskStore.joinsCallerTransaction}
@@ -24,6 +26,12 @@ import org.springframework.dao.NonTransientDataAccessResourceException;
  * nothing waits for company. The writer hands the rows it committed to the index in one call (which queues them for
  * {@link IndexWrites}) and only then lets their callers return, so every caller returns after its own tasks are
  * committed, or with the failure of the write that held them.
+ *
+ * <p>A write can wait long for no fault of most of its callers: a keyed row waits for a transaction still open that
+ * holds its key (as long as the database's lock wait timeout, 50 s by default on InnoDB). So a write in flight longer
+ * than {@code stalledAfter} gives up its slot to the next caller (the others need not queue behind it), and a shared
+ * write that the database gave up on for a lock (which stored nothing) is written again by each of its callers alone,
+ * on their own threads: only the caller whose key is held waits for it.
  */
 final class InsertBatcher {
 
@@ -37,15 +45,27 @@ final class InsertBatcher {
 
     private final ConcurrentLinkedQueue<Pending> queue = new ConcurrentLinkedQueue<>();
 
-    /** Writes in flight at once; two let the database share one log flush between them. */
+    /** Writes in flight at once (but for stalled ones); two let the database share one log flush between them. */
     private final Semaphore flushSlots;
+
+    /** Writes in flight, so that a caller can find one that stalled and take its slot. */
+    private final ConcurrentLinkedQueue<Write> inFlight = new ConcurrentLinkedQueue<>();
+
+    private final long stalledAfterNanos;
 
     /** Told of every committed write's rows, once per write: the index is updated in one call, too. */
     private final Consumer<List<InsertedTask>> committed;
 
-    InsertBatcher(TaskStore store, int concurrentFlushes, Consumer<List<InsertedTask>> committed) {
+    /**
+     * @param stalledAfterNanos how long a write may be in flight before the next caller takes its slot: far longer
+     *     than a write takes (a few milliseconds, tens on a loaded machine), so that only a write that waits for
+     *     something else (a lock) gives it up
+     */
+    InsertBatcher(TaskStore store, int concurrentFlushes, long stalledAfterNanos,
+            Consumer<List<InsertedTask>> committed) {
         this.store = store;
         this.flushSlots = new Semaphore(concurrentFlushes);
+        this.stalledAfterNanos = stalledAfterNanos;
         this.committed = committed;
     }
 
@@ -54,7 +74,9 @@ final class InsertBatcher {
         queue.add(mine);
         while (!mine.done) {
             // once another caller's write holds my rows there is nothing to do but wait for it
-            if (!mine.taken && flushSlots.tryAcquire()) {
+            if (!mine.taken && (flushSlots.tryAcquire() || slotOfAStalledWrite())) {
+                Write write = new Write(System.nanoTime());
+                inFlight.add(write);
                 List<Pending> batch;
                 List<InsertedTask> written;
                 try {
@@ -62,7 +84,10 @@ final class InsertBatcher {
                     written = write(batch);
                 }
                 finally {
-                    flushSlots.release();
+                    inFlight.remove(write);
+                    if (write.holdsSlot.compareAndSet(true, false)) {
+                        flushSlots.release();
+                    }
                     wakeNextWriter();
                 }
                 try {
@@ -80,7 +105,23 @@ final class InsertBatcher {
         if (mine.failure != null) {
             throw mine.failure;
         }
+        if (mine.alone) {
+            List<InsertedTask> written = store.insert(mine.tasks, mine.now);
+            committed.accept(written);
+            return written;
+        }
         return Objects.requireNonNull(mine.result, "a finished write sets a result or a failure");
+    }
+
+    /** Takes the slot of a write that has been in flight too long, if there is one; the write then frees none. */
+    private boolean slotOfAStalledWrite() {
+        long now = System.nanoTime();
+        for (Write write : inFlight) {
+            if (now - write.started > stalledAfterNanos && write.holdsSlot.compareAndSet(true, false)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A slot is free: the oldest caller whose rows nobody writes yet takes it for what has queued up meanwhile. */
@@ -128,6 +169,11 @@ final class InsertBatcher {
         catch (RuntimeException ex) {
             if (batch.size() > 1 && rejectedRows(ex)) {
                 return writeEach(batch); // one caller's rows must not fail the others'
+            }
+            if (batch.size() > 1 && ex instanceof PessimisticLockingFailureException) {
+                // a lock one caller's row waited for: each writes alone, and only that one waits for it again
+                batch.forEach(pending -> pending.alone = true);
+                return List.of();
             }
             batch.forEach(pending -> pending.failure = ex);
             return List.of();
@@ -177,6 +223,9 @@ final class InsertBatcher {
 
         @Nullable RuntimeException failure;
 
+        /** The shared write gave up on a lock and stored nothing: the caller writes its rows alone. */
+        boolean alone;
+
         Pending(List<NewTask> tasks, long now, Thread caller) {
             this.tasks = tasks;
             this.now = now;
@@ -187,6 +236,18 @@ final class InsertBatcher {
         void finish() {
             done = true;
             LockSupport.unpark(caller);
+        }
+    }
+
+    /** A write in flight, and whether it still holds its slot (a caller takes the slot of one that stalled). */
+    private static final class Write {
+
+        final long started;
+
+        final AtomicBoolean holdsSlot = new AtomicBoolean(true);
+
+        Write(long started) {
+            this.started = started;
         }
     }
 }

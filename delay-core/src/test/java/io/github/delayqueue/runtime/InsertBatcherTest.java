@@ -19,8 +19,10 @@ import io.github.delayqueue.store.InsertedTask;
 import io.github.delayqueue.store.NewTask;
 import io.github.delayqueue.store.UnsupportedTaskStore;
 import io.github.delayqueue.test.InMemoryTaskStore;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.dao.TransientDataAccessResourceException;
 
@@ -34,6 +36,9 @@ import static org.awaitility.Awaitility.await;
  * real store ({@code TaskStoreContract}).
  */
 class InsertBatcherTest {
+
+    /** No write in these tests is taken for a stalled one, however long the machine keeps it. */
+    private static final long NEVER_STALLS = Long.MAX_VALUE;
 
     /** A store whose inserts take {@code millis} each, as a slow database's would. */
     private static class SlowInserts extends UnsupportedTaskStore {
@@ -87,7 +92,7 @@ class InsertBatcherTest {
                 return super.insert(tasks, now);
             }
         };
-        InsertBatcher batcher = new InsertBatcher(store, 2, rows -> {
+        InsertBatcher batcher = new InsertBatcher(store, 2, NEVER_STALLS, rows -> {
         });
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         Map<String, Long> cpuNanos = new ConcurrentHashMap<>();
@@ -137,7 +142,7 @@ class InsertBatcherTest {
     @Test
     void concurrentCallersEachGetTheirOwnRows() throws Exception {
         SlowInserts store = new SlowInserts(20);
-        InsertBatcher batcher = new InsertBatcher(store, 2, rows -> {
+        InsertBatcher batcher = new InsertBatcher(store, 2, NEVER_STALLS, rows -> {
         });
         List<Thread> callers = new ArrayList<>();
         Map<String, Long> idByPayload = new ConcurrentHashMap<>();
@@ -160,7 +165,7 @@ class InsertBatcherTest {
     @Test
     void aRowTheDatabaseRefusesFailsOnlyItsOwnCaller() throws Exception {
         SlowInserts store = new SlowInserts(100);
-        InsertBatcher batcher = new InsertBatcher(store, 1, rows -> {
+        InsertBatcher batcher = new InsertBatcher(store, 1, NEVER_STALLS, rows -> {
         });
         // keep the only slot busy, so the next callers queue up and share one write
         Thread first = new Thread(() -> batcher.insert(List.of(task("first")), 0));
@@ -191,7 +196,7 @@ class InsertBatcherTest {
 
     @Test
     void aFailedWriteFailsEveryCallerWhoseRowsItHeld() {
-        InsertBatcher batcher = new InsertBatcher(new SlowInserts(0), 2, rows -> {
+        InsertBatcher batcher = new InsertBatcher(new SlowInserts(0), 2, NEVER_STALLS, rows -> {
         });
         assertThatThrownBy(() -> batcher.insert(List.of(task("poison")), 0))
             .isInstanceOf(DataIntegrityViolationException.class);
@@ -203,7 +208,7 @@ class InsertBatcherTest {
     @Test
     void callersSchedulingOneKeyAtOnceAllGetTheOneTaskAndOneOfThemCreatedIt() throws Exception {
         GatedStore store = new GatedStore();
-        InsertBatcher batcher = new InsertBatcher(store, 1, rows -> {
+        InsertBatcher batcher = new InsertBatcher(store, 1, NEVER_STALLS, rows -> {
         });
         Thread first = start(() -> batcher.insert(List.of(keyed("first")), 0));
         store.firstWriteArrived.await();
@@ -231,7 +236,7 @@ class InsertBatcherTest {
         List<List<InsertedTask>> indexedWrites = new CopyOnWriteArrayList<>();
         Set<Long> indexed = ConcurrentHashMap.newKeySet();
         List<Long> indexedBeforeCommitted = new CopyOnWriteArrayList<>();
-        InsertBatcher batcher = new InsertBatcher(store, 2, rows -> {
+        InsertBatcher batcher = new InsertBatcher(store, 2, NEVER_STALLS, rows -> {
             rows.stream()
                 .filter(row -> store.find(row.id()).isEmpty())
                 .forEach(row -> indexedBeforeCommitted.add(row.id()));
@@ -259,7 +264,7 @@ class InsertBatcherTest {
     @Test
     void aRowTheTableRefusesFailsOnlyItsCallerAndTheOthersAreWrittenAlone() throws Exception {
         GatedStore store = new GatedStore();
-        InsertBatcher batcher = new InsertBatcher(store, 1, rows -> {
+        InsertBatcher batcher = new InsertBatcher(store, 1, NEVER_STALLS, rows -> {
         });
         Thread first = start(() -> batcher.insert(List.of(task("first")), 0));
         store.firstWriteArrived.await();
@@ -296,7 +301,7 @@ class InsertBatcherTest {
     void aWriteTheDatabaseFailsFailsEveryCallerWhoseRowsItHeld() throws Exception {
         GatedStore store = new GatedStore();
         store.failFromWrite = 2;
-        InsertBatcher batcher = new InsertBatcher(store, 1, rows -> {
+        InsertBatcher batcher = new InsertBatcher(store, 1, NEVER_STALLS, rows -> {
         });
         Thread first = start(() -> batcher.insert(List.of(task("first")), 0));
         store.firstWriteArrived.await();
@@ -322,6 +327,70 @@ class InsertBatcherTest {
         assertThat(outcomes).hasSize(3)
             .allSatisfy(outcome -> assertThat(outcome).isInstanceOf(TransientDataAccessResourceException.class));
         assertThat(store.all()).as("the first caller's row alone").hasSize(1);
+    }
+
+    /**
+     * A write that waits long (for a lock a transaction still open holds, say) gives up its slot: the callers after it
+     * do not queue behind it. Before, they waited for it, as long as it took (InnoDB: 50 s by default).
+     */
+    @Test
+    void callersAfterAWriteThatStallsDoNotWaitForIt() throws Exception {
+        GatedStore store = new GatedStore();
+        InsertBatcher batcher = new InsertBatcher(store, 1, Duration.ofMillis(50).toNanos(), rows -> {
+        });
+        Thread stalled = start(() -> batcher.insert(List.of(task("stalled")), 0));
+        store.firstWriteArrived.await();
+        try {
+            List<Thread> callers = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                callers.add(start(() -> batcher.insert(List.of(task("after")), 0)));
+            }
+            join(callers);
+            assertThat(stalled.isAlive()).as("the stalled write is still in flight").isTrue();
+        }
+        finally {
+            store.gate.countDown();
+        }
+        join(stalled);
+        assertThat(store.all()).hasSize(5);
+    }
+
+    /**
+     * A shared write that the database gave up on for a lock (it stored nothing) is written again by each caller
+     * alone: only the caller whose row waits for the lock gets the failure. Before, every caller of the write got it.
+     */
+    @Test
+    void aSharedWriteRefusedForALockIsWrittenAgainByEachCallerAlone() throws Exception {
+        GatedStore store = new GatedStore();
+        store.lockedPayload = "held";
+        InsertBatcher batcher = new InsertBatcher(store, 1, NEVER_STALLS, rows -> {
+        });
+        Thread first = start(() -> batcher.insert(List.of(task("first")), 0));
+        store.firstWriteArrived.await();
+        Map<String, Object> outcome = new ConcurrentHashMap<>();
+        List<Thread> callers = new ArrayList<>();
+        for (String payload : List.of("a", "held", "b")) {
+            callers.add(start(() -> {
+                try {
+                    outcome.put(payload, batcher.insert(List.of(task(payload)), 0).get(0).id());
+                }
+                catch (RuntimeException ex) {
+                    outcome.put(payload, ex);
+                }
+            }));
+        }
+        awaitParked(callers);
+
+        store.gate.countDown();
+        join(first);
+        join(callers);
+
+        assertThat(store.writes).as("rows per write: the shared one refused, then each alone")
+            .containsExactly(1, 3, 1, 1, 1);
+        assertThat(outcome.get("a")).isInstanceOf(Long.class);
+        assertThat(outcome.get("b")).isInstanceOf(Long.class);
+        assertThat(outcome.get("held")).isInstanceOf(CannotAcquireLockException.class);
+        assertThat(store.all()).as("first, a and b").hasSize(3);
     }
 
     private static NewTask keyed(String key) {
@@ -366,6 +435,9 @@ class InsertBatcherTest {
 
         volatile int failFromWrite = Integer.MAX_VALUE;
 
+        /** A write with this payload fails as one that waited too long for a lock does (storing nothing). */
+        volatile @Nullable String lockedPayload;
+
         @Override
         public List<InsertedTask> insert(List<NewTask> tasks, long now) {
             writes.add(tasks.size());
@@ -380,6 +452,9 @@ class InsertBatcherTest {
             }
             if (writes.size() >= failFromWrite) {
                 throw new TransientDataAccessResourceException("the database went away");
+            }
+            if (tasks.stream().anyMatch(task -> task.payload().equals(lockedPayload))) {
+                throw new CannotAcquireLockException("Lock wait timeout exceeded");
             }
             return super.insert(tasks, now);
         }
