@@ -158,7 +158,7 @@ final class InsertBatcher {
             now = Math.max(now, pending.now);
         }
         try {
-            List<InsertedTask> inserted = store.insert(rows, now);
+            List<InsertedTask> inserted = batch.size() > 1 ? store.insertShared(rows, now) : store.insert(rows, now);
             int from = 0;
             for (Pending pending : batch) {
                 pending.result = List.copyOf(inserted.subList(from, from + pending.tasks.size()));

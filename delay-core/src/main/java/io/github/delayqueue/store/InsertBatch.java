@@ -85,6 +85,11 @@ final class InsertBatch {
         this.changing = changingRows;
     }
 
+    /** Whether a row has a key: only a keyed row's write can wait for a lock that another transaction holds. */
+    boolean hasKeys() {
+        return !keyed.isEmpty() || !changing.isEmpty();
+    }
+
     /**
      * How many write statements the batch needs, unless keys are taken while it writes. A change of a pending task
      * counts two: its update and the read of what it left, which must come before the commit.

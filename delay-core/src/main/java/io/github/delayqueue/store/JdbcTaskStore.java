@@ -107,10 +107,10 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
         this.pause = TaskSql.PAUSE.formatted(paused);
         this.resume = TaskSql.RESUME.formatted(paused);
         this.dataSource = dataSource;
-        this.jdbc = new JdbcTemplate(dataSource);
+        this.jdbc = LockWaitTimeouts.template(dataSource);
         this.own = new OwnConnection(dataSource, jdbc);
         this.engine = new EngineConnections(dataSource);
-        this.engineJdbc = new JdbcTemplate(engine);
+        this.engineJdbc = LockWaitTimeouts.template(engine);
         this.engineTx = readCommitted(engine);
         this.inserts = new TaskInserts(dataSource, jdbc, this.table);
         this.typeIndex = TableNames.quoted(TableNames.typeDueIndex(table));
@@ -158,7 +158,13 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
 
     @Override
     public List<InsertedTask> insert(List<NewTask> tasks, long now) {
-        return inserts.insert(tasks, now);
+        return inserts.insert(tasks, now, false);
+    }
+
+    /** Keyed rows give up on a lock after a second ({@link OwnConnection#withShortLockWait}). */
+    @Override
+    public List<InsertedTask> insertShared(List<NewTask> tasks, long now) {
+        return inserts.insert(tasks, now, true);
     }
 
     // --- claims: taken, then written back ------------------------------------------------------------------

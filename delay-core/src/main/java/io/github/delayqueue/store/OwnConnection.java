@@ -2,6 +2,7 @@ package io.github.delayqueue.store;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 
@@ -25,6 +26,19 @@ final class OwnConnection {
 
         T run(Connection connection, JdbcTemplate jdbc) throws SQLException;
     }
+
+    /** Work on a connection given before. */
+    @FunctionalInterface
+    interface SqlWork<T> {
+
+        T run() throws SQLException;
+    }
+
+    /** Keeps the session's lock wait, to put it back; a user variable, so that both take one round trip. */
+    private static final String SHORTEN_LOCK_WAIT = "SET @delay_queue_lock_wait = @@SESSION.innodb_lock_wait_timeout, "
+            + "SESSION innodb_lock_wait_timeout = 1";
+
+    private static final String RESTORE_LOCK_WAIT = "SET SESSION innodb_lock_wait_timeout = @delay_queue_lock_wait";
 
     private final DataSource dataSource;
 
@@ -58,6 +72,46 @@ final class OwnConnection {
             }
             catch (SQLException ex) {
                 // the pool drops a connection it cannot reset
+            }
+        }
+    }
+
+    /**
+     * Runs {@code work} with the session's InnoDB lock wait cut to a second (the least MySQL takes), and puts the
+     * session's own value back for the connection's next user. A statement that waits longer for a lock then fails
+     * ({@code CannotAcquireLockException}) and is undone, the rest of a transaction with it when {@code work} runs
+     * one of its own ({@link #inTransaction} rolls back on failure). A session variable and not MariaDB's
+     * {@code SET STATEMENT ... FOR}: MySQL 8's {@code SET_VAR} hint does not take InnoDB variables, and one way for
+     * both servers is one way to test.
+     */
+    <T> T withShortLockWait(Connection connection, SqlWork<T> work) throws SQLException {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute(SHORTEN_LOCK_WAIT);
+        }
+        try {
+            return work.run();
+        }
+        finally {
+            restoreLockWait(connection);
+        }
+    }
+
+    /**
+     * Quietly, as {@link #restoreQuietly}: the work's outcome stands. A connection that still works but kept the short
+     * wait is closed for good, not given back to the pool, whose next user would not expect it.
+     */
+    private static void restoreLockWait(Connection connection) {
+        try (Statement statement = connection.createStatement()) {
+            statement.execute(RESTORE_LOCK_WAIT);
+        }
+        catch (SQLException ex) {
+            try {
+                if (connection.isValid(2)) {
+                    connection.abort(Runnable::run);
+                }
+            }
+            catch (SQLException | RuntimeException abortFailed) {
+                // broken: the pool drops it
             }
         }
     }

@@ -44,7 +44,11 @@ final class TaskInserts {
         this.own = new OwnConnection(dataSource, jdbc);
     }
 
-    List<InsertedTask> insert(List<NewTask> tasks, long now) {
+    /**
+     * @param shortLockWait whether writes outside the caller's transaction give up on a lock after a second, when the
+     *     rows have keys (the rows of several callers: {@link TaskStore#insertShared})
+     */
+    List<InsertedTask> insert(List<NewTask> tasks, long now, boolean shortLockWait) {
         InsertBatch batch = new InsertBatch(table, this::ids, tasks, now);
         if (CallerTransaction.joins(dataSource)) {
             if (batch.writes() > 1) {
@@ -57,18 +61,23 @@ final class TaskInserts {
                 return behindSavepoint(batch);
             }
         }
-        return own.run("insert", (connection, onIt) -> {
-            // a pool that hands out connections without auto-commit gets a transaction, committed here
-            if (batch.writes() > 1 || !connection.getAutoCommit()) {
-                return inOwnTransaction(batch, connection, onIt);
-            }
-            try {
-                return batch.write(onIt, InsertProgress.autocommitted(connection), false);
-            }
-            catch (InsertBatch.KeysTakenMeanwhile ex) { // the one write stored nothing
-                return inOwnTransaction(batch, connection, onIt);
-            }
-        });
+        return own.run("insert", (connection, onIt) -> shortLockWait && batch.hasKeys()
+                ? own.withShortLockWait(connection, () -> writeOwn(batch, connection, onIt))
+                : writeOwn(batch, connection, onIt));
+    }
+
+    private List<InsertedTask> writeOwn(InsertBatch batch, Connection connection, JdbcTemplate onIt)
+            throws SQLException {
+        // a pool that hands out connections without auto-commit gets a transaction, committed here
+        if (batch.writes() > 1 || !connection.getAutoCommit()) {
+            return inOwnTransaction(batch, connection, onIt);
+        }
+        try {
+            return batch.write(onIt, InsertProgress.autocommitted(connection), false);
+        }
+        catch (InsertBatch.KeysTakenMeanwhile ex) { // the one write stored nothing
+            return inOwnTransaction(batch, connection, onIt);
+        }
     }
 
     private List<InsertedTask> behindSavepoint(InsertBatch batch) {

@@ -62,6 +62,18 @@ public interface TaskStore {
     List<InsertedTask> insert(List<NewTask> tasks, long now);
 
     /**
+     * As {@link #insert}, for the rows of several calls made outside transactions that the queue writes together.
+     * A store whose writes can wait for a lock (a key that a caller's transaction, still open, holds) may give up
+     * after a short wait and throw a {@link org.springframework.dao.PessimisticLockingFailureException}, having
+     * stored nothing: the queue then writes each call's rows alone with {@link #insert}, so that only the call whose
+     * key is held waits for it, and the others are not held up (by default the lock wait of the database, 50 s on
+     * InnoDB). The default is {@link #insert}.
+     */
+    default List<InsertedTask> insertShared(List<NewTask> tasks, long now) {
+        return insert(tasks, now);
+    }
+
+    /**
      * Claims up to {@code limit} tasks in {@code status} due by {@code dueBy}, earliest first, skipping locked rows.
      */
     List<ClaimedTask> claimDue(TaskStatus status, long dueBy, int limit, Lease lease);

@@ -28,6 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -603,6 +604,52 @@ class JdbcTaskStoreIT {
             .isInstanceOf(InsertOutcomeUnknownException.class));
         assertThat(jdbc.queryForObject("SELECT due_at FROM delay_task WHERE id = ?", Long.class, id)).as("moved")
             .isEqualTo(now + 120_000);
+    }
+
+    /**
+     * The rows of several callers written together give up on a key that a transaction still open holds, after a
+     * short wait: the write stores nothing, says it was a lock, and leaves the pool's connection with its own lock
+     * wait. Before ({@code insertShared} was {@code insert}), it waited the server's lock wait timeout (50 s).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = { "mysql", "mariadb" })
+    void aSharedWriteGivesUpOnAKeyAnOpenTransactionHoldsAndStoresNothing(String driver) throws Exception {
+        String type = "held." + driver;
+        ExecutorService caller = Executors.newSingleThreadExecutor();
+        try (HikariDataSource pool = pool(driver); Connection holder = dataSource.getConnection()) {
+            pool.setMaximumPoolSize(1); // the one connection the write used is the one asked below
+            int lockWait = new JdbcTemplate(pool).queryForObject("SELECT @@SESSION.innodb_lock_wait_timeout",
+                    Integer.class);
+            holder.setAutoCommit(false);
+            try (PreparedStatement hold = holder.prepareStatement("INSERT INTO delay_task (task_type, task_key, "
+                    + "payload, due_at, status, created_at, updated_at) VALUES (?, 'k', '1', ?, 'SCHEDULED', ?, ?)")) {
+                hold.setString(1, type);
+                hold.setLong(2, now + 60_000);
+                hold.setLong(3, now);
+                hold.setLong(4, now);
+                hold.executeUpdate();
+            }
+            JdbcTaskStore store = new JdbcTaskStore(pool, "delay_task");
+            try {
+                List<NewTask> rows = new ArrayList<>();
+                for (String key : List.of("a", "k", "z")) {
+                    rows.add(new NewTask(type, key, "\"p\"", now + 60_000, TaskStatus.SCHEDULED, null));
+                }
+                Future<List<InsertedTask>> shared = caller.submit(() -> store.insertShared(rows, now));
+                assertThatThrownBy(() -> shared.get(20, TimeUnit.SECONDS)).as("gave up, the transaction open")
+                    .hasCauseInstanceOf(PessimisticLockingFailureException.class);
+                assertThat(new JdbcTemplate(pool).queryForObject("SELECT @@SESSION.innodb_lock_wait_timeout",
+                        Integer.class)).as("the session's lock wait, put back").isEqualTo(lockWait);
+            }
+            finally {
+                store.close();
+                holder.rollback();
+            }
+        }
+        finally {
+            caller.shutdownNow();
+        }
+        assertThat(count(type)).as("nothing stored").isZero();
     }
 
     /** Runs {@code call} on a store whose connections break at a commit ({@link #connectionLostAtCommit}). */
