@@ -302,6 +302,78 @@ class SchedulingGuaranteesIT {
         othersGoOnWhileAKeyIsHeld(driver, (queue, i) -> queue.schedule(keyed("held", "other-" + i)));
     }
 
+    /**
+     * A call for a key that a transaction still open holds shares one write with calls for other keys (they queued
+     * while two slow writes held both slots): the write gives up on the lock after a short wait and each call is
+     * written alone, so the others return and only the key's call waits for the transaction. Before, the shared write
+     * waited the lock wait timeout (50 s) with every call in it.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = { "mysql", "mariadb" })
+    void callsThatShareAWriteWithAHeldKeyDoNotWaitForIt(String driver) throws Exception {
+        ConfigurableApplicationContext context = instance(driver, "delay.worker.enabled=false");
+        DelayQueue queue = context.getBean(DelayQueue.class);
+        TransactionTemplate tx = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+        jdbc.execute("""
+                CREATE TRIGGER slow_keys BEFORE INSERT ON delay_task FOR EACH ROW
+                BEGIN
+                  IF NEW.task_key LIKE 'slow-%' THEN
+                    DO SLEEP(1);
+                  END IF;
+                END""");
+        CountDownLatch scheduled = new CountDownLatch(1);
+        CountDownLatch commit = new CountDownLatch(1);
+        ExecutorService threads = Executors.newCachedThreadPool();
+        try {
+            Future<Long> holder = threads.submit(() -> tx.execute(status -> {
+                long id = queue.schedule(keyed("held", "k"));
+                scheduled.countDown();
+                awaitQuietly(commit);
+                return id;
+            }));
+            assertThat(scheduled.await(20, TimeUnit.SECONDS)).isTrue();
+            long lockWaitsBefore = rowLockWaits();
+            for (String slow : List.of("slow-1", "slow-2")) {
+                threads.submit(() -> queue.schedule(keyed("slow", slow)));
+            }
+            await().atMost(20, TimeUnit.SECONDS).until(() -> sleepingWrites() == 2);
+            Future<Long> sameKey = threads.submit(() -> queue.schedule(keyed("held", "k")));
+            List<Future<Long>> other = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                String key = "other-" + i;
+                other.add(threads.submit(() -> queue.schedule(keyed("held", key))));
+            }
+            for (Future<Long> call : other) {
+                assertThat(call.get(20, TimeUnit.SECONDS)).as("another key, the transaction open").isPositive();
+            }
+            assertThat(sameKey.isDone()).as("the key's call waits for the transaction").isFalse();
+
+            commit.countDown();
+            long id = holder.get(20, TimeUnit.SECONDS);
+            assertThat(sameKey.get(20, TimeUnit.SECONDS)).as("the transaction's task").isEqualTo(id);
+            assertThat(rowLockWaits() - lockWaitsBefore).as("the key's call waited in the shared write, then alone")
+                .isGreaterThanOrEqualTo(2);
+            assertThat(count("task_type = 'held'")).isEqualTo(9);
+        }
+        finally {
+            commit.countDown();
+            threads.shutdownNow();
+            jdbc.execute("DROP TRIGGER slow_keys");
+        }
+    }
+
+    /** Writes of this test's database in a trigger's {@code SLEEP}. */
+    private int sleepingWrites() {
+        return jdbc.queryForObject("SELECT COUNT(*) FROM information_schema.PROCESSLIST "
+                + "WHERE DB = DATABASE() AND STATE = 'User sleep'", Integer.class);
+    }
+
+    /** The server's count of row lock waits so far. */
+    private long rowLockWaits() {
+        return jdbc.queryForObject("SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS "
+                + "WHERE VARIABLE_NAME = 'INNODB_ROW_LOCK_WAITS'", Long.class);
+    }
+
     /** Two calls wait for key {@code k} that a transaction holds; eight {@code others} must return meanwhile. */
     private void othersGoOnWhileAKeyIsHeld(String driver, BiFunction<DelayQueue, Integer, Long> others)
             throws Exception {
