@@ -239,6 +239,26 @@ public abstract class TaskStoreContract {
         assertThat(store.pending(TaskStatus.SCHEDULED, new DueTask(0, Long.MIN_VALUE), 10)).isEmpty();
     }
 
+    /**
+     * What {@code InsertBatcher} relies on when it writes several callers' rows together: {@code insertShared} stores
+     * them as {@code insert} does (it may only give up sooner on a lock, storing nothing).
+     */
+    @Test
+    void aSharedInsertStoresAsAnInsertDoes() {
+        long existing = insert(task("shared", "k1", T0, TaskStatus.SCHEDULED, null));
+        List<InsertedTask> inserted = store.insertShared(List.of(task("shared", "k1", T0 + 5, TaskStatus.SCHEDULED,
+                null), task("shared", null, T0, TaskStatus.SCHEDULED, null), task("shared", "k2", T0,
+                        TaskStatus.SCHEDULED, null), task("shared", "k2", T0 + 5, TaskStatus.SCHEDULED, null)), T0);
+
+        assertThat(inserted).hasSize(4);
+        assertThat(inserted.get(0)).isEqualTo(new InsertedTask(existing, false, TaskStatus.SCHEDULED, T0));
+        assertThat(inserted.get(1).created()).isTrue();
+        assertThat(inserted.get(2).created()).isTrue();
+        assertThat(inserted.get(3)).as("a key twice in one write: one task")
+            .isEqualTo(new InsertedTask(inserted.get(2).id(), false, TaskStatus.SCHEDULED, T0));
+        assertThat(store.find("shared", "k2")).map(TaskView::id).contains(inserted.get(2).id());
+    }
+
     @Test
     void concurrentInsertsOfOneKeyAllGetTheOneTask() throws Exception {
         List<List<InsertedTask>> rounds = raceForOneKey("race");
