@@ -58,7 +58,7 @@ class ArchitectureTest {
             // the store SPI and the task table
             BASE + ".store.TaskStore", BASE + ".store.TaskInspector", BASE + ".store.ClaimId",
             BASE + ".store.ClaimedTask", BASE + ".store.Completion", BASE + ".store.DueTask",
-            BASE + ".store.ExpiredLease", BASE + ".store.InsertOutcomeUnknownException", BASE + ".store.InsertedTask",
+            BASE + ".store.ExpiredLease", BASE + ".store.WriteOutcomeUnknownException", BASE + ".store.InsertedTask",
             BASE + ".store.Lease", BASE + ".store.NewTask", BASE + ".store.TableNames", BASE + ".store.TaskSchema",
             BASE + ".store.TaskTable", BASE + ".store.ClaimLimits", BASE + ".store.TypeLimit",
             // the index SPI and its Redis implementation

@@ -3,18 +3,21 @@ package io.github.delayqueue.runtime;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.OptionalDouble;
+import java.util.concurrent.atomic.LongAccumulator;
 import java.util.function.LongSupplier;
 
 import io.github.delayqueue.store.ClaimedTask;
 
 /**
- * How fast tasks come in, on every instance together: how fast the highest id among the tasks this instance claims
- * grew over about the last minute. Ids count up across the table, so the newest tasks an instance claims carry the
- * count of all that came in before them, whichever instance scheduled them. The purge deletes at a share above this
- * rate ({@link RetentionPurge}), so the table does not grow and a backlog shrinks, without taking more of the
- * database's time than that needs. Read from the claims the dispatcher makes anyway, not from the table: a
- * {@code SELECT MAX(id)} once a second beside the purge made minutes of the issue's soak 150 ms late at p99 where the
- * same pace without it read 6-12 ms (delay-bench's README, session 16).
+ * How fast tasks come in, on every instance together: how fast the highest id among the tasks this instance claims or
+ * schedules grew over about the last minute. Ids count up across the table, so the newest task an instance claims or
+ * schedules carries the count of all that came in before it, whichever instance scheduled them. An instance sees the
+ * rate from its claims when it runs every type, and from its own calls when it schedules (an instance whose claims are
+ * rare, one that runs rare types only, still does in most applications); one that does neither often reads no rate
+ * ({@link #perSecond()}). The purge deletes at a share above this rate ({@link RetentionPurge}), so the table does not
+ * grow and a backlog shrinks, without taking more of the database's time than that needs. Read from what the instance
+ * does anyway, not from the table: a {@code SELECT MAX(id)} once a second beside the purge made minutes of the issue's
+ * soak 150 ms late at p99 where the same pace without it read 6-12 ms (delay-bench's README, session 16).
  */
 final class Arrivals {
 
@@ -26,8 +29,8 @@ final class Arrivals {
 
     private final LongSupplier nanoTime;
 
-    /** The highest id claimed so far, 0 before the first; written by the dispatcher's rounds, one at a time. */
-    private volatile long highestClaimed;
+    /** The highest id claimed or scheduled so far, 0 before the first; written by the dispatcher and by callers. */
+    private final LongAccumulator highest = new LongAccumulator(Math::max, 0);
 
     /** The samples, oldest first, read by the purge's rounds, one at a time: the oldest is a window old at most. */
     private final Deque<Sample> samples = new ArrayDeque<>();
@@ -49,28 +52,26 @@ final class Arrivals {
         return (now, limit) -> {
             FetchResult result = source.fetch(now, limit);
             for (ClaimedTask task : result.tasks()) {
-                claimed(task.id());
+                saw(task.id());
             }
             return result;
         };
     }
 
-    /** A task this instance claimed. */
-    void claimed(long id) {
-        if (id > highestClaimed) {
-            highestClaimed = id;
-        }
+    /** A task this instance claimed, or created for a caller (ids of one write: its highest is enough). */
+    void saw(long id) {
+        highest.accumulate(id);
     }
 
     /**
-     * Tasks a second, over the time since the oldest sample kept, sampling the highest id claimed first when the last
+     * Tasks a second, over the time since the oldest sample kept, sampling the highest id seen first when the last
      * sample is a second old. Empty until two samples a second apart after the first claim, and while the highest id
      * has not moved across the samples kept (a window): this instance then sees nothing come in, which is not to say
      * nothing does (it may claim only rare types, or none), and a rate of 0 would keep a backlog at the least share.
      */
     OptionalDouble perSecond() {
         long now = nanoTime.getAsLong();
-        long id = highestClaimed;
+        long id = highest.get();
         Sample last = samples.peekLast();
         if (id > 0 && (last == null || now - last.nanos >= SAMPLE_NANOS)) {
             samples.addLast(new Sample(now, id));

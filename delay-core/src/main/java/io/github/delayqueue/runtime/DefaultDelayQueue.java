@@ -11,6 +11,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -23,7 +24,7 @@ import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.api.TaskView;
 import io.github.delayqueue.handler.PayloadCodec;
 import io.github.delayqueue.store.DueTask;
-import io.github.delayqueue.store.InsertOutcomeUnknownException;
+import io.github.delayqueue.store.WriteOutcomeUnknownException;
 import io.github.delayqueue.store.InsertedTask;
 import io.github.delayqueue.store.NewTask;
 import io.github.delayqueue.store.TaskStore;
@@ -96,6 +97,8 @@ class DefaultDelayQueue implements DelayQueue {
 
     private final TraceContextSource traces;
 
+    private final LongConsumer createdIds;
+
     private final UnjoinedTransactions unjoined = new UnjoinedTransactions();
 
     /**
@@ -117,6 +120,15 @@ class DefaultDelayQueue implements DelayQueue {
     public DefaultDelayQueue(TaskStore store, Indexer indexer, Consumer<List<DueTask>> addToIndex, PayloadCodec codec,
             long maxPayloadBytes, Tiers tiers, QueueClock clock, WakeSignal wake, TaskEvents events,
             TraceContextSource traces) {
+        this(store, indexer, addToIndex, codec, maxPayloadBytes, tiers, clock, wake, events, traces, id -> {
+        });
+    }
+
+    /** @param createdIds told the highest id each write created: how fast tasks come in ({@link Arrivals}) */
+    DefaultDelayQueue(TaskStore store, Indexer indexer, Consumer<List<DueTask>> addToIndex, PayloadCodec codec,
+            long maxPayloadBytes, Tiers tiers, QueueClock clock, WakeSignal wake, TaskEvents events,
+            TraceContextSource traces, LongConsumer createdIds) {
+        this.createdIds = createdIds;
         this.store = store;
         this.traces = traces;
         this.indexer = indexer;
@@ -211,10 +223,17 @@ class DefaultDelayQueue implements DelayQueue {
      */
     private void index(List<InsertedTask> inserted) {
         Map<Long, InsertedTask> last = new LinkedHashMap<>();
+        long highestCreated = 0;
         for (InsertedTask task : inserted) {
             if (task.created() || task.changed()) {
                 last.put(task.id(), task);
             }
+            if (task.created()) {
+                highestCreated = Math.max(highestCreated, task.id());
+            }
+        }
+        if (highestCreated > 0) {
+            createdIds.accept(highestCreated);
         }
         List<DueTask> queued = new ArrayList<>();
         List<Long> far = new ArrayList<>();
@@ -446,7 +465,7 @@ class DefaultDelayQueue implements DelayQueue {
                 }
             }
         }
-        catch (InsertOutcomeUnknownException | TransactionException ex) {
+        catch (WriteOutcomeUnknownException | TransactionException ex) {
             throw new OutcomeUnknownException("Could not " + what + ": the connection to the task database failed "
                     + "while it was committing (" + cause(ex) + "), so it may or may not have been done. " + retry,
                     ex);

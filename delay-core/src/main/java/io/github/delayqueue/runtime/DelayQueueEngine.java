@@ -117,7 +117,7 @@ class DelayQueueEngine {
             HandlerRegistry registry, PayloadCodec codec, RetryPolicy retryPolicy, Tiers tiers, QueueClock clock,
             WakeSignal wake, TaskEvents events, HandlerInvoker invoker, TaskScheduler scheduler,
             Executor handlerExecutor, @Nullable TransactionOperations handlerTransactions, IndexWrites indexWrites,
-            boolean drivenByCaller, PayloadUpcasters upcasters) {
+            boolean drivenByCaller, PayloadUpcasters upcasters, Arrivals arrivals) {
         this.drivenByCaller = drivenByCaller;
         this.settings = settings;
         this.scheduler = scheduler;
@@ -138,7 +138,6 @@ class DelayQueueEngine {
         this.paused = new PausedTypes(store, settings.pausedTypes());
         this.claimable = new ClaimableTypes(registry, pool.lanes(), paused,
                 new ClusterLimits(registry, clock::now, settings.jdbc().pollInterval().toMillis()));
-        Arrivals arrivals = new Arrivals();
         TaskSource source = arrivals.watching(tiers.indexed()
                 ? new IndexTaskSource(indexer, store, terms, events, settings, clock::now, claimable)
                 : new DatabaseTaskSource(store, terms, settings, claimable));

@@ -666,8 +666,10 @@ public final class DelayQueueRuntimeBuilder {
         annotatedHandlers.forEach(bean -> handlers.registerAnnotated(bean, UnaryOperator.identity(), () -> backoff));
         // one writer of the index for the queue's callers and the engine: adds of concurrent callers share a call
         IndexWrites indexWrites = new IndexWrites(indexer, taskScheduler, wake::dueAt);
+        // how fast tasks come in, for the purge: from the ids this instance's callers create and its engine claims
+        Arrivals arrivals = new Arrivals();
         DefaultDelayQueue queue = new DefaultDelayQueue(taskStore, indexer, indexWrites::add, payloadCodec,
-                maxPayloadBytes, tiers, queueClock, wake, events, traceContextSource);
+                maxPayloadBytes, tiers, queueClock, wake, events, traceContextSource, arrivals::saw);
         DelayQueueEngine engine = null;
         if (runsTasks) {
             // driven by its caller, each task runs on the thread that hands it over: the caller's
@@ -675,7 +677,8 @@ public final class DelayQueueRuntimeBuilder {
                     : handlerExecutor != null ? handlerExecutor : ownHandlerExecutor(owned);
             engine = new DelayQueueEngine(settings(), taskStore, indexer, handlers, payloadCodec,
                     new RetryPolicy(maxAttempts, backoff), tiers, queueClock, wake, events, invoker, taskScheduler,
-                    executor, handlerTransactions(), indexWrites, drivenByCaller, new PayloadUpcasters(upcasters));
+                    executor, handlerTransactions(), indexWrites, drivenByCaller, new PayloadUpcasters(upcasters),
+                    arrivals);
         }
         else if (index != null) {
             // a producer-only instance has no engine to notice that the index is back; this does, once a second

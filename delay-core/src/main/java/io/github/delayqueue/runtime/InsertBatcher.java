@@ -198,7 +198,7 @@ final class InsertBatcher {
     /**
      * The database refused what was written (a value, a trigger, a packet too large), definitely and for good, and
      * rows of other callers may well be fine on their own. Writing them again duplicates nothing because the store
-     * stored nothing when it throws anything but {@code InsertOutcomeUnknownException} ({@link TaskStore#insert}),
+     * stored nothing when it throws anything but {@code WriteOutcomeUnknownException} ({@link TaskStore#insert}),
      * which is not one of these: it tells a lost connection by the connection, not by the exception's class.
      */
     private static boolean rejectedRows(RuntimeException ex) {

@@ -57,6 +57,9 @@ final class InsertBatch {
     /** Requests with a key mode other than keep (replace, debounce, run once more): each on its own, in key order. */
     private final List<Integer> changing;
 
+    /** Put before every insert and update: MariaDB's {@code SET STATEMENT ... FOR}, or nothing. */
+    private String statementPrefix = "";
+
     /**
      * @param table the quoted table name
      * @param ids how the server gives back generated ids, asked only when rows are written, on the connection that
@@ -83,6 +86,20 @@ final class InsertBatch {
         this.plain = chunks(plainRows);
         this.keyed = chunks(keyedRows);
         this.changing = changingRows;
+    }
+
+    /**
+     * Puts {@code prefix} before every insert and update the batch runs from now on (MariaDB's {@code SET STATEMENT var
+     * = value FOR}: a setting for one statement, taking no round trip of its own). Not before the reads: MySQL
+     * Connector/J refuses to run a query that starts with {@code SET}, and the locking reads here come after a key was
+     * found committed, whose row only a claim's or a change's short transaction holds.
+     */
+    void prefixStatements(String prefix) {
+        this.statementPrefix = prefix;
+    }
+
+    private String sql(String statement) {
+        return statementPrefix + statement;
     }
 
     /** Whether a row has a key: only a keyed row's write can wait for a lock that another transaction holds. */
@@ -206,9 +223,9 @@ final class InsertBatch {
     private @Nullable InsertedTask updatePending(JdbcTemplate jdbc, NewTask task, long id) {
         boolean replace = task.keyMode() == TaskRequest.KeyMode.REPLACE;
         int updated = replace
-                ? jdbc.update(TaskSql.REPLACE_PENDING.formatted(table), task.payload(), task.dueAt(),
+                ? jdbc.update(sql(TaskSql.REPLACE_PENDING.formatted(table)), task.payload(), task.dueAt(),
                         task.status().name(), task.maxAttempts(), now, id)
-                : jdbc.update(TaskSql.DEBOUNCE_PENDING.formatted(table), task.dueAt(),
+                : jdbc.update(sql(TaskSql.DEBOUNCE_PENDING.formatted(table)), task.dueAt(),
                         TaskSql.cappedDelay(task.maxDelayMillis()), task.queuedUpTo(), task.dueAt(),
                         TaskSql.cappedDelay(task.maxDelayMillis()), task.payload(), task.maxAttempts(), now, id);
         if (updated == 0) {
@@ -275,7 +292,7 @@ final class InsertBatch {
 
     private List<Long> insertTasks(JdbcTemplate jdbc, List<NewTask> rows) {
         GeneratedIds how = ids.apply(jdbc);
-        String statement = how.insert(table, rows.size());
+        String statement = sql(how.insert(table, rows.size()));
         List<Long> inserted = jdbc.execute((Connection connection) -> {
             try (PreparedStatement ps = how.prepare(connection, statement)) {
                 bindRows(ps, rows);

@@ -51,7 +51,7 @@ final class InsertProgress {
         }
         catch (DataAccessException ex) {
             if (autocommitting != null && lost(ex, autocommitting)) {
-                throw new InsertOutcomeUnknownException(ex);
+                throw new WriteOutcomeUnknownException(ex);
             }
             throw ex;
         }

@@ -411,13 +411,13 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
             engine.call(() -> engineJdbc.update(TaskSql.forIds(sql, table, ids.size()), TaskSql.args(leading, ids)));
         }
         catch (DataAccessException ex) {
-            throw InsertProgress.connectionLost(ex) ? new InsertOutcomeUnknownException(ex) : ex;
+            throw InsertProgress.connectionLost(ex) ? new WriteOutcomeUnknownException(ex) : ex;
         }
         try {
             return engine.call(() -> views(ids).stream().filter(view -> view.status().isPending()).toList());
         }
         catch (DataAccessException ex) {
-            throw new InsertOutcomeUnknownException(ex); // the update committed: "nothing changed" would be false
+            throw new WriteOutcomeUnknownException(ex); // the update committed: "nothing changed" would be false
         }
     }
 

@@ -80,9 +80,9 @@ final class OwnConnection {
      * Runs {@code work} with the session's InnoDB lock wait cut to a second (the least MySQL takes), and puts the
      * session's own value back for the connection's next user. A statement that waits longer for a lock then fails
      * ({@code CannotAcquireLockException}) and is undone, the rest of a transaction with it when {@code work} runs
-     * one of its own ({@link #inTransaction} rolls back on failure). A session variable and not MariaDB's
-     * {@code SET STATEMENT ... FOR}: MySQL 8's {@code SET_VAR} hint does not take InnoDB variables, and one way for
-     * both servers is one way to test.
+     * one of its own ({@link #inTransaction} rolls back on failure). For MySQL, whose {@code SET_VAR} hint does not
+     * take InnoDB variables: two round trips, where MariaDB's {@code SET STATEMENT ... FOR} takes none
+     * ({@link TaskInserts}).
      */
     <T> T withShortLockWait(Connection connection, SqlWork<T> work) throws SQLException {
         try (Statement statement = connection.createStatement()) {
@@ -119,7 +119,7 @@ final class OwnConnection {
     /**
      * Runs {@code work} on {@code connection} in a transaction of its own, in READ COMMITTED (no gap locks, so
      * concurrent inserts of neighbouring keys do not deadlock), and commits it; rolled back if {@code work} fails.
-     * A connection lost during the commit leaves the outcome unknown ({@link InsertOutcomeUnknownException}).
+     * A connection lost during the commit leaves the outcome unknown ({@link WriteOutcomeUnknownException}).
      */
     <T> T inTransaction(Connection connection, Supplier<T> work) throws SQLException {
         boolean autoCommit = connection.getAutoCommit();
@@ -140,7 +140,7 @@ final class OwnConnection {
             }
             catch (SQLException ex) {
                 DataAccessException translated = translate("commit", ex);
-                throw InsertProgress.lost(ex, connection) ? new InsertOutcomeUnknownException(translated) : translated;
+                throw InsertProgress.lost(ex, connection) ? new WriteOutcomeUnknownException(translated) : translated;
             }
             return result;
         }

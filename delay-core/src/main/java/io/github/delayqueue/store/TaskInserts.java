@@ -20,12 +20,18 @@ import org.springframework.jdbc.datasource.DataSourceUtils;
  * its connection, behind a savepoint when there are several statements. A single write that finds one of several
  * keys taken meanwhile stored nothing, and the batch is written again the way several statements are. A connection
  * lost while the last write or the commit was on its way leaves the outcome unknown, and says so
- * ({@link InsertOutcomeUnknownException}); every other failure stored nothing.
+ * ({@link WriteOutcomeUnknownException}); every other failure stored nothing.
  */
 final class TaskInserts {
 
     /** Times a batch with changes of keyed tasks is written again because one of its keys was created meanwhile. */
     private static final int MAX_RESTARTS = 5;
+
+    /**
+     * A lock wait of a second for one statement, on MariaDB (MySQL 8's {@code SET_VAR} hint does not take InnoDB
+     * variables: there the session's is cut and put back, {@link OwnConnection#withShortLockWait}).
+     */
+    private static final String MARIADB_SHORT_LOCK_WAIT = "SET STATEMENT innodb_lock_wait_timeout = 1 FOR ";
 
     private final DataSource dataSource;
 
@@ -38,6 +44,12 @@ final class TaskInserts {
     private volatile @Nullable GeneratedIds ids;
 
     TaskInserts(DataSource dataSource, JdbcTemplate jdbc, String table) {
+        this(dataSource, jdbc, table, null);
+    }
+
+    /** @param ids how the server gives back ids, {@code null} to ask it at the first insert (a test sets MySQL's) */
+    TaskInserts(DataSource dataSource, JdbcTemplate jdbc, String table, @Nullable GeneratedIds ids) {
+        this.ids = ids;
         this.dataSource = dataSource;
         this.jdbc = jdbc;
         this.table = table;
@@ -61,9 +73,16 @@ final class TaskInserts {
                 return behindSavepoint(batch);
             }
         }
-        return own.run("insert", (connection, onIt) -> shortLockWait && batch.hasKeys()
-                ? own.withShortLockWait(connection, () -> writeOwn(batch, connection, onIt))
-                : writeOwn(batch, connection, onIt));
+        return own.run("insert", (connection, onIt) -> {
+            if (!shortLockWait || !batch.hasKeys()) {
+                return writeOwn(batch, connection, onIt);
+            }
+            if (ids(onIt).returning()) { // MariaDB: each statement carries its lock wait, no round trip of its own
+                batch.prefixStatements(MARIADB_SHORT_LOCK_WAIT);
+                return writeOwn(batch, connection, onIt);
+            }
+            return own.withShortLockWait(connection, () -> writeOwn(batch, connection, onIt));
+        });
     }
 
     private List<InsertedTask> writeOwn(InsertBatch batch, Connection connection, JdbcTemplate onIt)

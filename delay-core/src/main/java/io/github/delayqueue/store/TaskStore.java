@@ -57,7 +57,7 @@ public interface TaskStore {
      * Inserts tasks in as few statements as the payload sizes allow; results come back in input order, and a keyed
      * task is reported {@link InsertedTask#created() created} to exactly one call. All or nothing: inside the caller's
      * transaction the rows go with it; outside one, when this throws nothing was stored, unless it throws
-     * {@link InsertOutcomeUnknownException} (the connection failed while the database committed).
+     * {@link WriteOutcomeUnknownException} (the connection failed while the database committed).
      */
     List<InsertedTask> insert(List<NewTask> tasks, long now);
 
@@ -226,7 +226,7 @@ public interface TaskStore {
     /**
      * Cancels those of {@code ids} that have not started (pending or waiting); the ids it cancelled. These bulk
      * writes ({@link #movePending}, {@link #shiftPending} too) commit before they return, and when they throw they
-     * changed nothing, unless they throw {@link InsertOutcomeUnknownException} or a
+     * changed nothing, unless they throw {@link WriteOutcomeUnknownException} or a
      * {@link org.springframework.transaction.TransactionException} (the connection failed while the database
      * committed).
      */
@@ -251,7 +251,7 @@ public interface TaskStore {
     /**
      * Moves a pending task to a new due time and tier; {@code false} when it was not pending. Outside the caller's
      * transaction it has committed when it returns; when it throws nothing was changed, unless it throws
-     * {@link InsertOutcomeUnknownException} (the connection failed while the database committed).
+     * {@link WriteOutcomeUnknownException} (the connection failed while the database committed).
      */
     boolean reschedule(long id, long dueAt, TaskStatus status, long now);
 

@@ -1,15 +1,25 @@
 package io.github.delayqueue.runtime;
 
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import io.github.delayqueue.api.TaskRequest;
+import io.github.delayqueue.handler.JacksonPayloadCodec;
 import io.github.delayqueue.store.ClaimedTask;
+import io.github.delayqueue.test.InMemoryTaskStore;
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-/** The rate tasks come in at, which the purge keeps up with, from the highest id claimed over about a minute. */
+/**
+ * The rate tasks come in at, which the purge keeps up with, from the highest id claimed or scheduled over about a
+ * minute.
+ */
 class ArrivalsTest {
 
     private long nanos;
@@ -73,7 +83,7 @@ class ArrivalsTest {
         at(0, 10_000);
         arrivals.perSecond();
         at(1_000, 12_000);
-        arrivals.claimed(50);
+        arrivals.saw(50);
         assertThat(arrivals.perSecond()).hasValue(2_000.0);
     }
 
@@ -84,13 +94,38 @@ class ArrivalsTest {
         assertThat(source.fetch(100, 3).nextAt()).isEqualTo(101);
         arrivals.perSecond();
         nanos = TimeUnit.SECONDS.toNanos(1);
-        arrivals.claimed(1_042);
+        arrivals.saw(1_042);
         assertThat(arrivals.perSecond()).as("from 42 to 1,042 in a second").hasValue(1_000.0);
+    }
+
+    /**
+     * An instance sees tasks come in through its callers too: the highest id each of their writes created. Before,
+     * only its claims counted, so the instance that runs the purge but claims only rare types read no rate (or a low
+     * one) while its own callers scheduled thousands a second.
+     */
+    @Test
+    void itCountsTheTasksThisInstancesCallersCreate() {
+        QueueClock clock = new QueueClock(Clock.systemUTC());
+        DefaultDelayQueue queue = new DefaultDelayQueue(new InMemoryTaskStore(), JdbcModeParts.indexer(), rows -> {
+        }, new JacksonPayloadCodec(JsonMapper.builder().build()), 1000, Tiers.databaseOnly(), clock,
+                new WakeSignal(clock), TaskEvents.NONE, TraceContextSource.NONE, arrivals::saw);
+        long first = queue.schedule("t", "p", Duration.ofHours(1));
+        arrivals.perSecond();
+        nanos = TimeUnit.SECONDS.toNanos(1);
+        List<TaskRequest> requests = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            requests.add(TaskRequest.of("t", "p").key("k" + i).delay(Duration.ofHours(1)).build());
+        }
+        queue.scheduleAll(requests);
+        queue.schedule(TaskRequest.of("t", "p").key("k0").delay(Duration.ofHours(1)).build()); // exists: none created
+
+        assertThat(first).isEqualTo(1);
+        assertThat(arrivals.perSecond()).as("ids 1 to 101 in a second").hasValue(100.0);
     }
 
     private void at(long millis, long highestClaimed) {
         nanos = TimeUnit.MILLISECONDS.toNanos(millis);
-        arrivals.claimed(highestClaimed);
+        arrivals.saw(highestClaimed);
     }
 
     private static ClaimedTask claimed(long id) {

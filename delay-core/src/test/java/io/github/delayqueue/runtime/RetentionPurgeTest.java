@@ -208,7 +208,7 @@ class RetentionPurgeTest {
             calls++;
             double rate = arrivalsPerSecond;
             if (!Double.isNaN(rate)) { // as the dispatcher would have claimed them meanwhile
-                arrivals.claimed(1 + (long) ((System.nanoTime() - createdNanos) * rate / 1e9));
+                arrivals.saw(1 + (long) ((System.nanoTime() - createdNanos) * rate / 1e9));
             }
             if (lockedElsewhere) {
                 return -1;
