@@ -63,10 +63,11 @@ class DefaultDelayQueue implements DelayQueue {
             + "of the task leaves it as the first did (a cancel then answers false if the first was done).";
 
     /**
-     * How long a shared write may be in flight before the next caller takes its slot: a write takes milliseconds, so
-     * one this long waits for a lock (a transaction still open holding a key) and the others go on without it.
+     * How long a shared write of keys may be in flight before the next caller takes its slot: a write takes
+     * milliseconds, so one this long waits for a lock (a transaction still open holding a key) and the others go on
+     * without it. Writes without a key wait for no lock; they keep their slots.
      */
-    private static final long STALLED_WRITE_NANOS = Duration.ofMillis(500).toNanos();
+    private static final long STALLED_KEYED_WRITE_NANOS = Duration.ofMillis(500).toNanos();
 
     private final TaskStore store;
 
@@ -139,8 +140,8 @@ class DefaultDelayQueue implements DelayQueue {
         this.clock = clock;
         this.wake = wake;
         this.events = events;
-        this.plainWrites = new InsertBatcher(store, 2, STALLED_WRITE_NANOS, this::index);
-        this.keyedWrites = new InsertBatcher(store, 2, STALLED_WRITE_NANOS, this::index);
+        this.plainWrites = new InsertBatcher(store, 2, Long.MAX_VALUE, this::index);
+        this.keyedWrites = new InsertBatcher(store, 2, STALLED_KEYED_WRITE_NANOS, this::index);
     }
 
     @Override

@@ -38,6 +38,12 @@ final class InsertBatcher {
     /** Rows per coalesced write. */
     private static final int MAX_ROWS = 1000;
 
+    /**
+     * Writes that gave up their slot and are still in flight, at most: each holds a connection of the application's
+     * pool, and when the database stops answering every write stalls (then callers wait, as for the slots).
+     */
+    private static final int MAX_STALLED = 6;
+
     /** Longest a parked caller sleeps before it looks again; it is woken sooner, this only covers a lost wake-up. */
     private static final long PARK_NANOS = 2_000_000;
 
@@ -51,6 +57,8 @@ final class InsertBatcher {
     /** Writes in flight, so that a caller can find one that stalled and take its slot. */
     private final ConcurrentLinkedQueue<Write> inFlight = new ConcurrentLinkedQueue<>();
 
+    private final int concurrentFlushes;
+
     private final long stalledAfterNanos;
 
     /** Told of every committed write's rows, once per write: the index is updated in one call, too. */
@@ -59,12 +67,13 @@ final class InsertBatcher {
     /**
      * @param stalledAfterNanos how long a write may be in flight before the next caller takes its slot: far longer
      *     than a write takes (a few milliseconds, tens on a loaded machine), so that only a write that waits for
-     *     something else (a lock) gives it up
+     *     something else (a lock) gives it up; {@code Long.MAX_VALUE} for writes that wait for no lock
      */
     InsertBatcher(TaskStore store, int concurrentFlushes, long stalledAfterNanos,
             Consumer<List<InsertedTask>> committed) {
         this.store = store;
         this.flushSlots = new Semaphore(concurrentFlushes);
+        this.concurrentFlushes = concurrentFlushes;
         this.stalledAfterNanos = stalledAfterNanos;
         this.committed = committed;
     }
@@ -113,8 +122,14 @@ final class InsertBatcher {
         return Objects.requireNonNull(mine.result, "a finished write sets a result or a failure");
     }
 
-    /** Takes the slot of a write that has been in flight too long, if there is one; the write then frees none. */
+    /**
+     * Takes the slot of a write that has been in flight too long, if there is one and not too many are ({@link
+     * #MAX_STALLED}); the write then frees none.
+     */
     private boolean slotOfAStalledWrite() {
+        if (inFlight.size() >= concurrentFlushes + MAX_STALLED) {
+            return false;
+        }
         long now = System.nanoTime();
         for (Write write : inFlight) {
             if (now - write.started > stalledAfterNanos && write.holdsSlot.compareAndSet(true, false)) {

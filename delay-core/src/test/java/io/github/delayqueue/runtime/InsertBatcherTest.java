@@ -356,6 +356,52 @@ class InsertBatcherTest {
     }
 
     /**
+     * When the database stops answering, every write stalls: callers take the slots of stalled writes only up to a
+     * bound, each write holding a connection of the application's pool, and then wait as for the slots.
+     */
+    @Test
+    void stalledWritesGiveUpTheirSlotsOnlyUpToABound() throws Exception {
+        CountDownLatch gate = new CountDownLatch(1);
+        AtomicInteger writes = new AtomicInteger();
+        InMemoryTaskStore store = new InMemoryTaskStore() {
+            @Override
+            public List<InsertedTask> insert(List<NewTask> tasks, long now) {
+                writes.incrementAndGet();
+                try {
+                    gate.await();
+                }
+                catch (InterruptedException ex) {
+                    Thread.currentThread().interrupt();
+                }
+                return super.insert(tasks, now);
+            }
+        };
+        InsertBatcher batcher = new InsertBatcher(store, 1, Duration.ofMillis(20).toNanos(), rows -> {
+        });
+        List<Thread> callers = new ArrayList<>();
+        try {
+            for (int i = 1; i <= 7; i++) {
+                callers.add(start(() -> batcher.insert(List.of(task("p")), 0)));
+                int started = i;
+                await().atMost(Duration.ofSeconds(10)).until(() -> writes.get() == started);
+            }
+            List<Thread> beyond = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                beyond.add(start(() -> batcher.insert(List.of(task("p")), 0)));
+            }
+            callers.addAll(beyond);
+            awaitParked(beyond);
+            Thread.sleep(200); // ten times the stall: long enough to take a slot, were it allowed
+            assertThat(writes.get()).as("the slot's write and six stalled ones").isEqualTo(7);
+        }
+        finally {
+            gate.countDown();
+        }
+        join(callers);
+        assertThat(store.all()).hasSize(10);
+    }
+
+    /**
      * A shared write that the database gave up on for a lock (it stored nothing) is written again by each caller
      * alone: only the caller whose row waits for the lock gets the failure. Before, every caller of the write got it.
      */
