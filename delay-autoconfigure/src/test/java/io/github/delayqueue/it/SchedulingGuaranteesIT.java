@@ -313,7 +313,6 @@ class SchedulingGuaranteesIT {
     void callsThatShareAWriteWithAHeldKeyDoNotWaitForIt(String driver) throws Exception {
         ConfigurableApplicationContext context = instance(driver, "delay.worker.enabled=false");
         DelayQueue queue = context.getBean(DelayQueue.class);
-        TransactionTemplate tx = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
         jdbc.execute("""
                 CREATE TRIGGER slow_keys BEFORE INSERT ON delay_task FOR EACH ROW
                 BEGIN
@@ -321,17 +320,10 @@ class SchedulingGuaranteesIT {
                     DO SLEEP(1);
                   END IF;
                 END""");
-        CountDownLatch scheduled = new CountDownLatch(1);
         CountDownLatch commit = new CountDownLatch(1);
         ExecutorService threads = Executors.newCachedThreadPool();
         try {
-            Future<Long> holder = threads.submit(() -> tx.execute(status -> {
-                long id = queue.schedule(keyed("held", "k"));
-                scheduled.countDown();
-                awaitQuietly(commit);
-                return id;
-            }));
-            assertThat(scheduled.await(20, TimeUnit.SECONDS)).isTrue();
+            Future<Long> holder = holdKey(threads, context, commit);
             long lockWaitsBefore = rowLockWaits();
             for (String slow : List.of("slow-1", "slow-2")) {
                 threads.submit(() -> queue.schedule(keyed("slow", slow)));
@@ -362,6 +354,25 @@ class SchedulingGuaranteesIT {
         }
     }
 
+    /**
+     * A transaction on one of {@code threads} that schedules key {@code k} of type {@code held} and stays open until
+     * {@code commit}; returned once it holds the key, as the future of the task's id.
+     */
+    private static Future<Long> holdKey(ExecutorService threads, ConfigurableApplicationContext context,
+            CountDownLatch commit) throws InterruptedException {
+        DelayQueue queue = context.getBean(DelayQueue.class);
+        TransactionTemplate tx = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+        CountDownLatch scheduled = new CountDownLatch(1);
+        Future<Long> holder = threads.submit(() -> tx.execute(status -> {
+            long id = queue.schedule(keyed("held", "k"));
+            scheduled.countDown();
+            awaitQuietly(commit);
+            return id;
+        }));
+        assertThat(scheduled.await(20, TimeUnit.SECONDS)).as("the transaction holds the key").isTrue();
+        return holder;
+    }
+
     /** Writes of this test's database in a trigger's {@code SLEEP}. */
     private int sleepingWrites() {
         return jdbc.queryForObject("SELECT COUNT(*) FROM information_schema.PROCESSLIST "
@@ -379,18 +390,10 @@ class SchedulingGuaranteesIT {
             throws Exception {
         ConfigurableApplicationContext context = instance(driver, "delay.worker.enabled=false");
         DelayQueue queue = context.getBean(DelayQueue.class);
-        TransactionTemplate tx = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
-        CountDownLatch scheduled = new CountDownLatch(1);
         CountDownLatch commit = new CountDownLatch(1);
         ExecutorService threads = Executors.newCachedThreadPool();
         try {
-            Future<Long> holder = threads.submit(() -> tx.execute(status -> {
-                long id = queue.schedule(keyed("held", "k"));
-                scheduled.countDown();
-                awaitQuietly(commit);
-                return id;
-            }));
-            assertThat(scheduled.await(20, TimeUnit.SECONDS)).isTrue();
+            Future<Long> holder = holdKey(threads, context, commit);
             List<Future<Long>> sameKey = new ArrayList<>();
             for (int waiting = 1; waiting <= 2; waiting++) {
                 sameKey.add(threads.submit(() -> queue.schedule(keyed("held", "k"))));

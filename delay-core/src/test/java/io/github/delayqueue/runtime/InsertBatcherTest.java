@@ -12,6 +12,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.api.TaskView;
@@ -264,29 +265,9 @@ class InsertBatcherTest {
     @Test
     void aRowTheTableRefusesFailsOnlyItsCallerAndTheOthersAreWrittenAlone() throws Exception {
         GatedStore store = new GatedStore();
-        InsertBatcher batcher = new InsertBatcher(store, 1, NEVER_STALLS, rows -> {
-        });
-        Thread first = start(() -> batcher.insert(List.of(task("first")), 0));
-        store.firstWriteArrived.await();
         String tooLong = "x".repeat(200);
-        Map<String, Object> outcome = new ConcurrentHashMap<>();
-        List<Thread> callers = new ArrayList<>();
-        for (String type : List.of("a", tooLong, "b")) {
-            callers.add(start(() -> {
-                try {
-                    outcome.put(type, batcher.insert(List.of(new NewTask(type, null, "{}", 0, TaskStatus.SCHEDULED,
-                            null)), 0).get(0).id());
-                }
-                catch (RuntimeException ex) {
-                    outcome.put(type, ex);
-                }
-            }));
-        }
-        awaitParked(callers);
-
-        store.gate.countDown();
-        join(first);
-        join(callers);
+        Map<String, Object> outcome = shareOneWrite(store, List.of("a", tooLong, "b"),
+                type -> new NewTask(type, null, "{}", 0, TaskStatus.SCHEDULED, null));
 
         assertThat(store.writes).as("rows per write: the shared one refused, then each alone")
             .containsExactly(1, 3, 1, 1, 1);
@@ -409,19 +390,35 @@ class InsertBatcherTest {
     void aSharedWriteRefusedForALockIsWrittenAgainByEachCallerAlone() throws Exception {
         GatedStore store = new GatedStore();
         store.lockedPayload = "held";
+        Map<String, Object> outcome = shareOneWrite(store, List.of("a", "held", "b"), InsertBatcherTest::task);
+
+        assertThat(store.writes).as("rows per write: the shared one refused, then each alone")
+            .containsExactly(1, 3, 1, 1, 1);
+        assertThat(outcome.get("a")).isInstanceOf(Long.class);
+        assertThat(outcome.get("b")).isInstanceOf(Long.class);
+        assertThat(outcome.get("held")).isInstanceOf(CannotAcquireLockException.class);
+        assertThat(store.all()).as("first, a and b").hasSize(3);
+    }
+
+    /**
+     * One caller's task each, of {@code names}, queued behind a first write that holds the only slot, so that they
+     * share the next write; what each call returned (its id) or threw, by name.
+     */
+    private static Map<String, Object> shareOneWrite(GatedStore store, List<String> names,
+            Function<String, NewTask> task) throws Exception {
         InsertBatcher batcher = new InsertBatcher(store, 1, NEVER_STALLS, rows -> {
         });
         Thread first = start(() -> batcher.insert(List.of(task("first")), 0));
         store.firstWriteArrived.await();
         Map<String, Object> outcome = new ConcurrentHashMap<>();
         List<Thread> callers = new ArrayList<>();
-        for (String payload : List.of("a", "held", "b")) {
+        for (String name : names) {
             callers.add(start(() -> {
                 try {
-                    outcome.put(payload, batcher.insert(List.of(task(payload)), 0).get(0).id());
+                    outcome.put(name, batcher.insert(List.of(task.apply(name)), 0).get(0).id());
                 }
                 catch (RuntimeException ex) {
-                    outcome.put(payload, ex);
+                    outcome.put(name, ex);
                 }
             }));
         }
@@ -430,13 +427,7 @@ class InsertBatcherTest {
         store.gate.countDown();
         join(first);
         join(callers);
-
-        assertThat(store.writes).as("rows per write: the shared one refused, then each alone")
-            .containsExactly(1, 3, 1, 1, 1);
-        assertThat(outcome.get("a")).isInstanceOf(Long.class);
-        assertThat(outcome.get("b")).isInstanceOf(Long.class);
-        assertThat(outcome.get("held")).isInstanceOf(CannotAcquireLockException.class);
-        assertThat(store.all()).as("first, a and b").hasSize(3);
+        return outcome;
     }
 
     private static NewTask keyed(String key) {
