@@ -11,8 +11,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Consumer;
-import java.util.function.LongConsumer;
 import java.util.function.Function;
+import java.util.function.LongConsumer;
 import java.util.function.Supplier;
 
 import io.github.delayqueue.api.DelayQueue;
@@ -24,10 +24,10 @@ import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.api.TaskView;
 import io.github.delayqueue.handler.PayloadCodec;
 import io.github.delayqueue.store.DueTask;
-import io.github.delayqueue.store.WriteOutcomeUnknownException;
 import io.github.delayqueue.store.InsertedTask;
 import io.github.delayqueue.store.NewTask;
 import io.github.delayqueue.store.TaskStore;
+import io.github.delayqueue.store.WriteOutcomeUnknownException;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.NestedRuntimeException;
