@@ -325,16 +325,26 @@ class SchedulingGuaranteesIT {
         try {
             Future<Long> holder = holdKey(threads, context, commit);
             long lockWaitsBefore = rowLockWaits();
-            for (String slow : List.of("slow-1", "slow-2")) {
-                threads.submit(() -> queue.schedule(keyed("slow", slow)));
-            }
-            await().atMost(20, TimeUnit.SECONDS).until(() -> sleepingWrites() == 2);
-            Future<Long> sameKey = threads.submit(() -> queue.schedule(keyed("held", "k")));
+            // the nine calls wait on threads of their own, so that they queue at once when let go: well within
+            // the 500 ms after which a caller would take a slow write's slot alone
+            CountDownLatch go = new CountDownLatch(1);
+            Future<Long> sameKey = threads.submit(() -> {
+                go.await();
+                return queue.schedule(keyed("held", "k"));
+            });
             List<Future<Long>> other = new ArrayList<>();
             for (int i = 0; i < 8; i++) {
                 String key = "other-" + i;
-                other.add(threads.submit(() -> queue.schedule(keyed("held", key))));
+                other.add(threads.submit(() -> {
+                    go.await();
+                    return queue.schedule(keyed("held", key));
+                }));
             }
+            for (String slow : List.of("slow-1", "slow-2")) {
+                threads.submit(() -> queue.schedule(keyed("slow", slow)));
+            }
+            await().atMost(20, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(10)).until(() -> sleepingWrites() == 2);
+            go.countDown();
             for (Future<Long> call : other) {
                 assertThat(call.get(20, TimeUnit.SECONDS)).as("another key, the transaction open").isPositive();
             }
