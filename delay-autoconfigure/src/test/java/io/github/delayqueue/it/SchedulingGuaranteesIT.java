@@ -51,6 +51,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -361,6 +362,41 @@ class SchedulingGuaranteesIT {
             commit.countDown();
             threads.shutdownNow();
             jdbc.execute("DROP TRIGGER slow_keys");
+        }
+    }
+
+    /**
+     * A call outside a transaction whose key another transaction holds past the database's lock wait fails after that
+     * one wait, says what held it and stores nothing: a deadlock is retried (above), a lock wait timeout is not.
+     * Before, the queue waited three times (3 x 50 s with InnoDB's default) before the caller heard.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = { "mysql", "mariadb" })
+    void aCallWhoseKeyIsHeldPastTheLockWaitFailsAfterOneWait(String driver) throws Exception {
+        ConfigurableApplicationContext context = instance(driver, "delay.worker.enabled=false",
+                "spring.datasource.hikari.connection-init-sql=SET SESSION innodb_lock_wait_timeout = 1");
+        DelayQueue queue = context.getBean(DelayQueue.class);
+        CountDownLatch commit = new CountDownLatch(1);
+        ExecutorService threads = Executors.newCachedThreadPool();
+        try {
+            Future<Long> holder = holdKey(threads, context, commit);
+            long lockWaitsBefore = rowLockWaits();
+
+            Throwable failure = catchThrowable(() -> queue.schedule(keyed("held", "k")));
+
+            assertThat(rowLockWaits() - lockWaitsBefore).as("the call's lock waits").isEqualTo(1);
+            assertThat(failure).isExactlyInstanceOf(DelayQueueException.class)
+                .hasMessageContaining("stayed locked by another transaction")
+                .hasMessageContaining("Nothing of this call was written");
+
+            commit.countDown();
+            long id = holder.get(20, TimeUnit.SECONDS);
+            assertThat(count("task_type = 'held'")).as("only the transaction's task").isEqualTo(1);
+            assertThat(count("id = ?", id)).isEqualTo(1);
+        }
+        finally {
+            commit.countDown();
+            threads.shutdownNow();
         }
     }
 

@@ -31,6 +31,7 @@ import io.github.delayqueue.store.WriteOutcomeUnknownException;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.NestedRuntimeException;
+import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.transaction.TransactionException;
@@ -443,9 +444,11 @@ class DefaultDelayQueue implements DelayQueue {
     }
 
     /**
-     * Runs a storage call; a deadlock or lock timeout of a write that did not join the caller's transaction is
-     * retried (the database rolled its statements back, so nothing was written), one inside the caller's transaction
-     * is the caller's to handle. Failures become a {@link DelayQueueException} that says what became of the call.
+     * Runs a storage call; a deadlock of a write that did not join the caller's transaction is retried (the database
+     * rolled its statements back, so nothing was written, and a fresh start usually succeeds), one inside the
+     * caller's transaction is the caller's to handle. A lock wait timeout is not retried: the write waited the
+     * database's lock wait already (50 s by default), most likely for a transaction that holds the same key and would
+     * hold it as long again. Failures become a {@link DelayQueueException} that says what became of the call.
      */
     private static <T> T storage(String what, boolean inTransaction, Supplier<T> work) {
         return storage(what, inTransaction, RETRY_A_CHANGE, work);
@@ -460,7 +463,7 @@ class DefaultDelayQueue implements DelayQueue {
                     return work.get();
                 }
                 catch (PessimisticLockingFailureException ex) {
-                    if (attempt++ >= 3 || inTransaction) {
+                    if (attempt++ >= 3 || inTransaction || ex instanceof CannotAcquireLockException) {
                         throw ex;
                     }
                 }
@@ -469,6 +472,15 @@ class DefaultDelayQueue implements DelayQueue {
         catch (WriteOutcomeUnknownException | TransactionException ex) {
             throw new OutcomeUnknownException("Could not " + what + ": the connection to the task database failed "
                     + "while it was committing (" + cause(ex) + "), so it may or may not have been done. " + retry,
+                    ex);
+        }
+        catch (CannotAcquireLockException ex) {
+            throw new DelayQueueException("Could not " + what + ": a row it needed stayed locked by another "
+                    + "transaction for the database's whole lock wait (" + cause(ex) + "). Nothing of this call was "
+                    + "written" + (inTransaction ? " (the database may have rolled back the surrounding transaction "
+                            + "too). " : ". ")
+                    + "With a key, the other transaction has usually scheduled, cancelled or rescheduled the same "
+                    + "type and key and not yet committed: retry once it has ended, and keep such transactions short.",
                     ex);
         }
         catch (DataAccessException ex) {

@@ -107,10 +107,10 @@ class JdbcTaskStore implements TaskStore, AutoCloseable {
         this.pause = TaskSql.PAUSE.formatted(paused);
         this.resume = TaskSql.RESUME.formatted(paused);
         this.dataSource = dataSource;
-        this.jdbc = LockWaitTimeouts.template(dataSource);
+        this.jdbc = LockFailures.template(dataSource);
         this.own = new OwnConnection(dataSource, jdbc);
         this.engine = new EngineConnections(dataSource);
-        this.engineJdbc = LockWaitTimeouts.template(engine);
+        this.engineJdbc = LockFailures.template(engine);
         this.engineTx = readCommitted(engine);
         this.inserts = new TaskInserts(dataSource, jdbc, this.table);
         this.typeIndex = TableNames.quoted(TableNames.typeDueIndex(table));

@@ -21,6 +21,12 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * decide who won; the caller passes the time so one clock governs a whole operation. Inserts, cancels and reschedules
  * join the caller's transaction when {@link #joinsCallerTransaction()} says so, and commit at once otherwise; every
  * other method runs in a transaction of its own.
+ *
+ * <p>A write that fails on a lock says which way, because the queue answers the two differently outside a caller's
+ * transaction: a {@link org.springframework.dao.CannotAcquireLockException} when it waited for a lock in vain (the
+ * caller hears at once: another wait would most likely be as long), any other
+ * {@link org.springframework.dao.PessimisticLockingFailureException} when the database rolled it back to break a
+ * deadlock (the queue writes it again, up to three times in all).
  */
 public interface TaskStore {
 

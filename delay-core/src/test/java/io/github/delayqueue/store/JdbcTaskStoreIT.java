@@ -29,7 +29,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import org.springframework.dao.PessimisticLockingFailureException;
+import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -634,7 +634,7 @@ class JdbcTaskStoreIT {
                 hold.executeUpdate();
             }
             JdbcTaskStore store = new JdbcTaskStore(pool, "delay_task");
-            TaskInserts mysqlInserts = new TaskInserts(pool, LockWaitTimeouts.template(pool),
+            TaskInserts mysqlInserts = new TaskInserts(pool, LockFailures.template(pool),
                     TableNames.quoted("delay_task"), new GeneratedIds(false));
             try {
                 List<NewTask> rows = new ArrayList<>();
@@ -644,7 +644,7 @@ class JdbcTaskStoreIT {
                 Future<List<InsertedTask>> shared = caller.submit(() -> mysqlWay ? mysqlInserts.insert(rows, now, true)
                         : store.insertShared(rows, now));
                 assertThatThrownBy(() -> shared.get(20, TimeUnit.SECONDS)).as("gave up, the transaction open")
-                    .hasCauseInstanceOf(PessimisticLockingFailureException.class);
+                    .hasCauseInstanceOf(CannotAcquireLockException.class);
                 assertThat(new JdbcTemplate(pool).queryForObject("SELECT @@SESSION.innodb_lock_wait_timeout",
                         Integer.class)).as("the session's lock wait, put back").isEqualTo(lockWait);
             }
