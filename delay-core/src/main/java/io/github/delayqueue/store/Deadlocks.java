@@ -6,11 +6,11 @@ import java.sql.SQLException;
 final class Deadlocks {
 
     /**
-     * SQLSTATE of a serialization failure: MySQL's and MariaDB's deadlock (error 1213), through both drivers. A lock
-     * wait timeout (1205, {@code HY000}) is not one: the database rolled back only the statement that waited, and it
-     * waited {@code innodb_lock_wait_timeout} already.
+     * {@code ER_LOCK_DEADLOCK}, the same on MySQL and MariaDB, through both drivers. Not the SQL state: MySQL
+     * Connector/J gives a lock wait timeout (1205) state {@code 40001} too, as a deadlock's, where MariaDB Connector/J
+     * gives it {@code HY000}; a statement that timed out waited {@code innodb_lock_wait_timeout} already.
      */
-    private static final String SERIALIZATION_FAILURE = "40001";
+    static final int DEADLOCK = 1213;
 
     private Deadlocks() {
     }
@@ -18,7 +18,7 @@ final class Deadlocks {
     /** Whether {@code failure} or one of its causes says the transaction was rolled back to break a deadlock. */
     static boolean victim(Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SQLException sql && SERIALIZATION_FAILURE.equals(sql.getSQLState())) {
+            if (cause instanceof SQLException sql && sql.getErrorCode() == DEADLOCK) {
                 return true;
             }
         }

@@ -26,9 +26,6 @@ final class LockFailures implements SQLExceptionTranslator {
     /** {@code ER_LOCK_WAIT_TIMEOUT}, the same on MySQL and MariaDB. */
     private static final int LOCK_WAIT_TIMEOUT = 1205;
 
-    /** {@code ER_LOCK_DEADLOCK}, the same on MySQL and MariaDB. */
-    private static final int DEADLOCK = 1213;
-
     private final SQLExceptionTranslator others;
 
     private LockFailures(SQLExceptionTranslator others) {
@@ -47,7 +44,7 @@ final class LockFailures implements SQLExceptionTranslator {
         String message = task + "; " + (sql != null ? "SQL [" + sql + "]; " : "") + ex.getMessage();
         return switch (ex.getErrorCode()) {
             case LOCK_WAIT_TIMEOUT -> new CannotAcquireLockException(message, ex);
-            case DEADLOCK -> new PessimisticLockingFailureException(message, ex);
+            case Deadlocks.DEADLOCK -> new PessimisticLockingFailureException(message, ex);
             default -> others.translate(task, sql, ex);
         };
     }
