@@ -41,11 +41,14 @@ final class LockFailures implements SQLExceptionTranslator {
 
     @Override
     public @Nullable DataAccessException translate(String task, @Nullable String sql, SQLException ex) {
-        String message = task + "; " + (sql != null ? "SQL [" + sql + "]; " : "") + ex.getMessage();
         return switch (ex.getErrorCode()) {
-            case LOCK_WAIT_TIMEOUT -> new CannotAcquireLockException(message, ex);
-            case Deadlocks.DEADLOCK -> new PessimisticLockingFailureException(message, ex);
+            case LOCK_WAIT_TIMEOUT -> new CannotAcquireLockException(message(task, sql, ex), ex);
+            case Deadlocks.DEADLOCK -> new PessimisticLockingFailureException(message(task, sql, ex), ex);
             default -> others.translate(task, sql, ex);
         };
+    }
+
+    private static String message(String task, @Nullable String sql, SQLException ex) {
+        return task + "; " + (sql != null ? "SQL [" + sql + "]; " : "") + ex.getMessage();
     }
 }
