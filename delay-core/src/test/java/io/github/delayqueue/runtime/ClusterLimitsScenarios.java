@@ -75,10 +75,12 @@ abstract class ClusterLimitsScenarios {
         }
 
         await().atMost(PATIENCE).untilAsserted(() -> assertThat(journal.finished).hasValue(12));
-        // 12 at 4 a second take at least three seconds' windows: the first start in one, the last in a third
+        // 12 at 4 a second take at least three seconds' windows: the first claimed in one, the last in a third, over
+        // 1 s apart on the queue's clock. The starts are timed here, a dispatch after each claim: a first start
+        // dispatched later than the last (a loaded machine) read 995 ms. Unlimited, all 12 start within tens of ms.
         List<Long> starts = journal.starts.stream().sorted().toList();
         assertThat(starts.get(starts.size() - 1) - starts.get(0)).as("from the first start to the last, ms")
-            .isGreaterThan(1_000);
+            .isGreaterThan(500);
     }
 
     /** What ran: the most running at once per type, each start's time, how many ended. */
