@@ -1,5 +1,6 @@
 package io.github.delayqueue.runtime;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,7 +33,11 @@ abstract class ClusterLimitsScenarios {
     abstract DelayQueueRuntimeBuilder instance();
 
     DelayQueueRuntime start(Object handlers) {
-        DelayQueueRuntime runtime = instance().handlers(handlers)
+        return start(instance().handlers(handlers));
+    }
+
+    DelayQueueRuntime start(DelayQueueRuntimeBuilder instance) {
+        DelayQueueRuntime runtime = instance
             .pollInterval(Duration.ofMillis(100))
             .shutdownTimeout(Duration.ofSeconds(5))
             .build();
@@ -81,6 +86,29 @@ abstract class ClusterLimitsScenarios {
         List<Long> starts = journal.starts.stream().sorted().toList();
         assertThat(starts.get(starts.size() - 1) - starts.get(0)).as("from the first start to the last, ms")
             .isGreaterThan(500);
+    }
+
+    /**
+     * The same with the second instance's clock 300 ms ahead of the first's (not aligned to the database's): each
+     * counts its starts in the seconds of its own clock, and a claim of the one behind must not start afresh a second
+     * the one ahead has left (which let 12 start in 144 ms on two instances whose clocks differed by little).
+     */
+    @Test
+    void aLimitOfStartsPerSecondHoldsBetweenInstancesWhoseClocksDiffer() {
+        Journal journal = new Journal();
+        start(new Paced(journal));
+        start(instance().handlers(new Paced(journal)).databaseClockAlignment(null)
+            .clock(Clock.offset(Clock.systemUTC(), Duration.ofMillis(300))));
+        DelayQueue queue = runtimes.get(0).queue();
+        for (int i = 0; i < 12; i++) {
+            queue.schedule("limits.paced", "p" + i, Duration.ZERO);
+        }
+
+        await().atMost(PATIENCE).untilAsserted(() -> assertThat(journal.finished).hasValue(12));
+        // three windows of 4: the first and the third over 1 s apart on one clock, 0.7 s on the two
+        List<Long> starts = journal.starts.stream().sorted().toList();
+        assertThat(starts.get(starts.size() - 1) - starts.get(0)).as("from the first start to the last, ms")
+            .isGreaterThan(400);
     }
 
     /** What ran: the most running at once per type, each start's time, how many ended. */

@@ -274,7 +274,7 @@ public class InMemoryTaskStore implements TaskStore {
             left.forEach((type, room) -> {
                 int count = taken.getOrDefault(type, 0);
                 if (count > 0) {
-                    starts.put(type, new long[] { second, startedIn(type) + count });
+                    starts.put(type, new long[] { windowOf(type), startedIn(type) + count });
                 }
                 if (count == room) {
                     limits.reached(type);
@@ -282,9 +282,15 @@ public class InMemoryTaskStore implements TaskStore {
             });
         }
 
+        /** The claim's second, or a later one another claim counted in: the window never moves back. */
+        private long windowOf(String type) {
+            long[] window = starts.get(type);
+            return window != null && window[0] > second ? window[0] : second;
+        }
+
         private long startedIn(String type) {
             long[] window = starts.get(type);
-            return window != null && window[0] == second ? window[1] : 0;
+            return window != null && window[0] >= second ? window[1] : 0;
         }
     }
 

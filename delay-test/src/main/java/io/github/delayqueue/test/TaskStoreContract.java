@@ -1340,6 +1340,74 @@ public abstract class TaskStoreContract {
                 new Lease("a", T0 + 30_000, second + 1_000))).as("the next second").hasSize(3);
     }
 
+    /**
+     * A claim whose clock reads an earlier second than the one the type's starts were last counted in (another
+     * instance's clock a little ahead, or a time read before another claim committed) counts in that later second: it
+     * must not start the earlier second afresh, which let claims that alternate across a second's boundary take the
+     * limit each in turn.
+     */
+    @Test
+    void aClaimWhoseClockIsBehindCountsInTheLatestSecondAnyClaimCountedIn() {
+        List<Long> paced = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            paced.add(insert(task("paced", null, T0 - 10 + i, TaskStatus.SCHEDULED, null)));
+        }
+        ClaimLimits limits = new ClaimLimits(Map.of("paced", new TypeLimit(0, 3)), type -> {
+        });
+        Set<String> types = Set.of("paced");
+        long next = T0 - Math.floorMod(T0, 1_000) + 1_000;
+        TaskStore behind = anotherInstance();
+
+        assertThat(store.claimDue(TaskStatus.SCHEDULED, T0, 10, types, limits, new Lease("a", T0 + 30_000, next)))
+            .hasSize(3);
+        assertThat(behind.claimDue(TaskStatus.SCHEDULED, T0, 10, types, limits,
+                new Lease("b", T0 + 30_000, next - 1))).as("a clock 1 ms behind, in the second before").isEmpty();
+        assertThat(behind.claimIds(paced, T0, types, limits, new Lease("b", T0 + 30_000, next - 1)))
+            .as("by id too").isEmpty();
+        assertThat(store.claimDue(TaskStatus.SCHEDULED, T0, 10, types, limits, new Lease("a", T0 + 30_000, next + 1)))
+            .as("the later second, after the clock behind tried").isEmpty();
+        assertThat(behind.claimDue(TaskStatus.SCHEDULED, T0, 10, types, limits,
+                new Lease("b", T0 + 30_000, next + 1_000))).as("the second after").hasSize(3);
+    }
+
+    /**
+     * Four instances whose clocks are up to 120 ms apart claim a backlog of a type limited to 3 starts a second, all
+     * at once every 20 ms of three seconds: the seconds the leading clock reaches (four) get 3 starts each, no more.
+     */
+    @Test
+    void instancesWhoseClocksDifferClaimNoMoreThanTheLimitOfStartsPerSecond() throws Exception {
+        for (int i = 0; i < 40; i++) {
+            insert(task("paced", null, T0 - 40 + i, TaskStatus.SCHEDULED, null));
+        }
+        ClaimLimits limits = new ClaimLimits(Map.of("paced", new TypeLimit(0, 3)), type -> {
+        });
+        List<TaskStore> instances = List.of(store, anotherInstance(), anotherInstance(), anotherInstance());
+        AtomicInteger claimed = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(instances.size());
+        try {
+            for (long at = T0; at < T0 + 3_000; at += 20) {
+                List<Callable<Void>> claims = new ArrayList<>();
+                for (int i = 0; i < instances.size(); i++) {
+                    TaskStore instance = instances.get(i);
+                    String owner = "i" + i;
+                    long now = at + 40L * i;
+                    claims.add(() -> {
+                        claimed.addAndGet(instance.claimDue(TaskStatus.SCHEDULED, now, 10, Set.of("paced"), limits,
+                                new Lease(owner, now + 30_000, now)).size());
+                        return null;
+                    });
+                }
+                for (Future<Void> claim : pool.invokeAll(claims, 30, TimeUnit.SECONDS)) {
+                    claim.get();
+                }
+            }
+        }
+        finally {
+            pool.shutdownNow();
+        }
+        assertThat(claimed.get()).as("started over the seconds T0 to T0 + 3 s, at 3 a second").isBetween(9, 12);
+    }
+
     /** Popped ids of a limited type beyond its room stay pending, the earliest due claimed first. */
     @Test
     void aClaimOfIdsTakesOfALimitedTypeTheEarliestDueItsLimitLeaves() {
