@@ -73,7 +73,7 @@ final class TypeLimitRows {
         Map<String, Window> windows = new HashMap<>();
         long second = Math.floorDiv(now, 1000) * 1000;
         tx.query(TaskSql.LOCK_TYPE_LIMITS.formatted(limitsTable, TaskSql.placeholders(types.size())), rs -> {
-            windows.put(rs.getString(1), Window.of(second, rs.getLong(2), rs.getInt(3)));
+            windows.put(rs.getString(1), Window.of(now, rs.getLong(2), rs.getInt(3)));
         }, types.toArray());
         if (windows.size() < types.size()) {
             forgetMissing(tx, types, windows.keySet());
@@ -111,16 +111,16 @@ final class TypeLimitRows {
     }
 
     /**
-     * The second a claim counts its starts in, and how many claims took in it before. The window only moves forward:
-     * a claim whose clock reads an earlier second than the row's (another instance's clock a little ahead, or a time
-     * read before that claim committed) counts in the row's second. Starting its own second afresh instead let claims
-     * that alternate across a second's boundary each take the whole limit (a backlog of 12 at 4 a second started in
-     * 144 ms on two instances).
+     * The second a claim counts its starts in ({@link TypeLimit#countingSecond}: the row's, when it is this claim's or
+     * a little later), and how many claims took in it before. Counting a row a little ahead afresh from an earlier
+     * second let claims that alternate across a second's boundary each take the whole limit (a backlog of 12 at 4 a
+     * second started in 144 ms on two instances).
      */
     private record Window(long second, int started) {
 
-        static Window of(long claimSecond, long rowSecond, int rowStarted) {
-            return rowSecond >= claimSecond ? new Window(rowSecond, rowStarted) : new Window(claimSecond, 0);
+        static Window of(long now, long rowSecond, int rowStarted) {
+            long second = TypeLimit.countingSecond(now, rowSecond);
+            return new Window(second, second == rowSecond ? rowStarted : 0);
         }
     }
 

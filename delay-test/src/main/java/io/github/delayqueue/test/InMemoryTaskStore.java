@@ -39,6 +39,7 @@ import io.github.delayqueue.store.Lease;
 import io.github.delayqueue.store.NewTask;
 import io.github.delayqueue.store.TaskStore;
 import io.github.delayqueue.store.TaskTable;
+import io.github.delayqueue.store.TypeLimit;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataIntegrityViolationException;
@@ -236,10 +237,13 @@ public class InMemoryTaskStore implements TaskStore {
 
         private final Map<String, Integer> taken = new HashMap<>();
 
+        private final long now;
+
         private final long second;
 
         Quota(ClaimLimits limits, Set<String> types, long now) {
             this.limits = limits;
+            this.now = now;
             this.second = Math.floorDiv(now, 1000) * 1000;
             limits.of(types).forEach((type, limit) -> {
                 long room = Integer.MAX_VALUE;
@@ -282,15 +286,15 @@ public class InMemoryTaskStore implements TaskStore {
             });
         }
 
-        /** The claim's second, or a later one another claim counted in: the window never moves back. */
+        /** The second this claim counts in ({@link TypeLimit#countingSecond}): its own, or a later one counted in. */
         private long windowOf(String type) {
             long[] window = starts.get(type);
-            return window != null && window[0] > second ? window[0] : second;
+            return window == null ? second : TypeLimit.countingSecond(now, window[0]);
         }
 
         private long startedIn(String type) {
             long[] window = starts.get(type);
-            return window != null && window[0] >= second ? window[1] : 0;
+            return window != null && windowOf(type) == window[0] ? window[1] : 0;
         }
     }
 

@@ -1370,6 +1370,23 @@ public abstract class TaskStoreContract {
                 new Lease("b", T0 + 30_000, next + 1_000))).as("the second after").hasSize(3);
     }
 
+    /** But a clock far ahead is taken as wrong: the claims of the others go on in their own seconds. */
+    @Test
+    void aClaimFarBehindTheLastCountedSecondCountsInItsOwn() {
+        for (int i = 0; i < 10; i++) {
+            insert(task("paced", null, T0 - 10 + i, TaskStatus.SCHEDULED, null));
+        }
+        ClaimLimits limits = new ClaimLimits(Map.of("paced", new TypeLimit(0, 3)), type -> {
+        });
+        Set<String> types = Set.of("paced");
+        long ahead = T0 + TypeLimit.LONGEST_LEAD_MILLIS + 1_000;
+
+        assertThat(store.claimDue(TaskStatus.SCHEDULED, T0, 10, types, limits, new Lease("a", ahead + 30_000, ahead)))
+            .hasSize(3);
+        assertThat(anotherInstance().claimDue(TaskStatus.SCHEDULED, T0, 10, types, limits,
+                new Lease("b", T0 + 30_000, T0))).as("a clock more than the longest lead behind").hasSize(3);
+    }
+
     /**
      * Four instances whose clocks are up to 120 ms apart claim a backlog of a type limited to 3 starts a second, all
      * at once every 20 ms of three seconds: the seconds the leading clock reaches (four) get 3 starts each, no more.
