@@ -56,7 +56,7 @@ class ClusterLimitsReliabilityIT {
     /** {@code limit.paced}'s {@code clusterStartsPerSecond}. */
     private static final int PACED_LIMIT = 5;
 
-    private static final int TASKS_PER_TYPE = 240;
+    private static final int TASKS_PER_TYPE = 120;
 
     private static final int PACED_TASKS = 40;
 
@@ -65,9 +65,9 @@ class ClusterLimitsReliabilityIT {
     private static final List<String> SURVIVORS = List.of("limits-b", "limits-c", "limits-d");
 
     /**
-     * Four instances in both modes, 240 tasks of {@code limit.capped} ({@code clusterConcurrency = 3}) and 240 of
-     * {@code limit.free} (no limit), all due within a second, each sleeping 150-300 ms; one instance is killed while
-     * it runs a {@code limit.capped} task. Four instances of 4 threads could run 16 at once: only the limit keeps
+     * Four instances in both modes, 120 tasks of {@code limit.capped} ({@code clusterConcurrency = 3}) and 120 of
+     * {@code limit.free} (no limit), all due within a second, each sleeping 150-300 ms (about 9 s of {@code
+     * limit.capped} at its limit, three leases); one instance is killed while it runs a {@code limit.capped} task. Four instances of 4 threads could run 16 at once: only the limit keeps
      * {@code limit.capped} at 3, so the test fails without it.
      */
     @ParameterizedTest

@@ -61,12 +61,12 @@ class DatabaseComesBackReliabilityIT {
      */
     private static final long HEALTHY_BOUND_MILLIS = 1_000;
 
-    /** One task falls due every this often, from a second after scheduling until 10 s after the outage. */
+    /** One task falls due every this often, from a second after scheduling until 5 s after the outage. */
     private static final long SPACING_MILLIS = 25;
 
     private static final long BEFORE_OUTAGE_MILLIS = 3_000;
 
-    private static final long AFTER_OUTAGE_MILLIS = 10_000;
+    private static final long AFTER_OUTAGE_MILLIS = 5_000;
 
     static Stream<Arguments> modesAndDrivers() {
         return Stream.of(Arguments.of("hybrid", "mysql"), Arguments.of("hybrid", "mariadb"),

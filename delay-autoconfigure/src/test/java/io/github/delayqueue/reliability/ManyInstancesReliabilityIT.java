@@ -20,21 +20,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Scenario 1: four instances, 10,000 tasks due over 0-30 s across both tiers (threshold 15 s, so half of them start in
- * the database and are migrated), a tenth of all attempts failing and retried; on one Redis and on a Redis Cluster.
+ * Scenario 1: four instances, 5,000 tasks due over 0-15 s across both tiers (threshold 7.5 s, so half of them start in
+ * the database and are migrated, over three migration rounds), a tenth of all attempts failing and retried; on one
+ * Redis and on a Redis Cluster.
  * <p>
  * The rate is what loads the instances, and it is that of the earlier 20,000 tasks over a minute (about 330 a second,
- * retries besides), in half the wall clock. Twice the rate (20,000 over 30 s) started tasks 6 s late on this 2-core
- * machine under other builds' load: a test of the machine, not of the queue.
+ * retries besides), in a quarter of the wall clock. Twice the rate (20,000 over 30 s) started tasks 6 s late on this
+ * 2-core machine under other builds' load: a test of the machine, not of the queue.
  */
 @Tag("reliability")
 class ManyInstancesReliabilityIT {
 
-    private static final int TASKS = 10_000;
+    private static final int TASKS = 5_000;
 
-    /** The longest delay; with {@code -Ddelay.reliability.max-delay=PT1M} the tasks come at half the rate. */
+    /** The longest delay; with {@code -Ddelay.reliability.max-delay=PT30S} the tasks come at half the rate. */
     private static final Duration MAX_DELAY = Duration.parse(System.getProperty("delay.reliability.max-delay",
-            "PT30S"));
+            "PT15S"));
 
     /** First starts are at most this late; the machine runs four instances, MariaDB and Redis on two cores. */
     private static final long FIRST_START_BOUND_MILLIS = 3_000;
