@@ -66,9 +66,10 @@ class ClusterLimitsReliabilityIT {
 
     /**
      * Four instances in both modes, 120 tasks of {@code limit.capped} ({@code clusterConcurrency = 3}) and 120 of
-     * {@code limit.free} (no limit), all due within a second, each sleeping 150-300 ms (about 9 s of {@code
-     * limit.capped} at its limit, three leases); one instance is killed while it runs a {@code limit.capped} task. Four instances of 4 threads could run 16 at once: only the limit keeps
-     * {@code limit.capped} at 3, so the test fails without it.
+     * {@code limit.free} (no limit), all due within a second, each sleeping 150-300 ms (about 9 s of
+     * {@code limit.capped} at its limit, three leases); one instance is killed while it runs a {@code limit.capped}
+     * task. Four instances of 4 threads could run 16 at once: only the limit keeps {@code limit.capped} at 3, so the
+     * test fails without it.
      */
     @ParameterizedTest
     @ValueSource(strings = { "jdbc", "hybrid" })
