@@ -30,7 +30,7 @@ public record TypeLimit(int running, int startsPerSecond) {
      * or claims alternating across a second's boundary each take the whole limit. A second more than
      * {@link #LONGEST_LEAD_MILLIS} ahead is not followed: one instance's wrong clock must not stop the others' claims.
      *
-     * @return {@code lastCounted} when the claim counts on in it, else the claim's own second, counted from 0
+     * @return {@code lastCounted} when the claim counts on in it (from its count), else the claim's own second (from 0)
      */
     public static long countingSecond(long now, long lastCounted) {
         long own = Math.floorDiv(now, 1000) * 1000;
