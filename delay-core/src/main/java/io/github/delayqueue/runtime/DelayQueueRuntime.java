@@ -58,10 +58,13 @@ public final class DelayQueueRuntime implements AutoCloseable {
 
     private final TaskStore store;
 
+    private final IndexWrites indexWrites;
+
     DelayQueueRuntime(DelayQueue queue, TaskInspector inspector, @Nullable DelayQueueEngine engine,
             Indexer indexer, Tiers tiers, QueueClock clock, DeadLetters deadLetters, List<PeriodicJob> jobs,
-            List<AutoCloseable> owned, TaskScheduler scheduler, TaskStore store) {
+            List<AutoCloseable> owned, TaskScheduler scheduler, TaskStore store, IndexWrites indexWrites) {
         this.store = store;
+        this.indexWrites = indexWrites;
         this.queue = queue;
         this.inspector = inspector;
         this.engine = engine;
@@ -346,12 +349,15 @@ public final class DelayQueueRuntime implements AutoCloseable {
     /**
      * The second stop step: waits for running handlers until the shutdown timeout after {@link #stopTakingTasks()},
      * writes their results and stops the runtime's work; a handler still running then is interrupted and its task
-     * left to its lease. Does nothing when nothing was stopped.
+     * left to its lease. Returns once the tasks scheduled before it are in the time index (waiting 2 s at most: a
+     * Redis that hangs does not hold the stop), so the application may close the index's connections next. Does
+     * nothing else when nothing was stopped.
      */
     public synchronized void drain() {
         if (engine != null) {
             engine.drain();
         }
+        indexWrites.flushAtStop(DelayQueueEngine.JOB_ROUND_MILLIS);
         if (running) {
             jobs.forEach(PeriodicJob::stop);
             PeriodicJob.awaitRounds(jobs, DelayQueueEngine.JOB_ROUND_MILLIS);

@@ -686,7 +686,7 @@ public final class DelayQueueRuntimeBuilder {
         }
         DeadLetters deadLetters = new DeadLetters(taskInspector, indexer, tiers, queueClock, wake);
         return new DelayQueueRuntime(queue, taskInspector, engine, indexer, tiers, queueClock, deadLetters,
-                jobs, owned, taskScheduler, taskStore);
+                jobs, owned, taskScheduler, taskStore, indexWrites);
     }
 
     private @Nullable TransactionOperations handlerTransactions() {

@@ -30,6 +30,9 @@ final class IndexWrites {
     /** At most this many ids per index call. */
     private static final int BATCH = 1_000;
 
+    /** How often a stop looks whether the rounds have added what was queued. */
+    private static final long FLUSH_POLL_MILLIS = 5;
+
     private final Indexer indexer;
 
     private final ConcurrentLinkedQueue<DueTask> queue = new ConcurrentLinkedQueue<>();
@@ -70,6 +73,31 @@ final class IndexWrites {
         queue.addAll(tasks);
         flushes.start();
         flushes.runWithin(0);
+    }
+
+    /**
+     * At a stop, before the index's connections close: waits up to {@code millis} for the rounds to add what is
+     * queued, and for a round under way. A stop that returned with adds queued let the application close the
+     * connections under them (Spring stops Redis's connection factory after the queue; closing the runtime interrupts
+     * its scheduler), and tasks scheduled just before a shutdown then waited for another instance's sweep instead of
+     * their wake-up. The stopping thread never calls Redis itself: a Redis that hangs holds a round up to its command
+     * timeout, and the stop for {@code millis} at most; what is left then is in the database, for the sweep. Adds
+     * after this (a caller still scheduling) start the rounds again.
+     */
+    void flushAtStop(long millis) {
+        long deadline = System.nanoTime() + millis * 1_000_000;
+        try {
+            while (!queue.isEmpty() && System.nanoTime() < deadline) {
+                flushes.start();
+                flushes.runWithin(0);
+                Thread.sleep(FLUSH_POLL_MILLIS);
+            }
+        }
+        catch (InterruptedException ex) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        PeriodicJob.awaitRounds(List.of(flushes), Math.max(0, (deadline - System.nanoTime()) / 1_000_000));
     }
 
     private void flush(PeriodicJob job) {

@@ -1,18 +1,23 @@
 package io.github.delayqueue.runtime;
 
+import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
 
 import io.github.delayqueue.api.DelayedHandler;
 import io.github.delayqueue.api.TaskContext;
+import io.github.delayqueue.api.TaskRequest;
 import io.github.delayqueue.api.TaskStatus;
 import io.github.delayqueue.index.RedisTimeIndex;
+import io.github.delayqueue.testservices.TcpProxy;
 import io.github.delayqueue.testservices.TestRedis;
 import io.github.delayqueue.testservices.TestServices;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -74,6 +79,76 @@ class DelayQueueRuntimeIT {
         }
         finally {
             redis.destroy();
+        }
+    }
+
+    /**
+     * A stop comes right after callers scheduled: the runtime's stop returns once their tasks are in the index, before
+     * the application closes the index's connections (Spring stops Redis's connection factory after the queue). A stop
+     * that returned with index adds still queued let the closing factory fail them ("The time index is unreachable
+     * (... LettuceConnectionFactory is STOPPING)" at every shutdown of the benchmark's instances), and tasks scheduled
+     * just before a shutdown then waited for another instance's sweep instead of its wake-up.
+     */
+    @Test
+    void aStopReturnsOnceTheTasksScheduledJustBeforeAreInTheIndex() {
+        DataSource dataSource = TestServices.newDatabase().dataSource();
+        LettuceConnectionFactory redis = TestRedis.single();
+        RedisTimeIndex index = new RedisTimeIndex(redis, TestServices.newKeyPrefix(), 2);
+        try (DelayQueueRuntime runtime = DelayQueueRuntime.builder(dataSource)
+            .initializeSchema(true)
+            .timeIndex(index)
+            .handlers(new Reminders())
+            .shutdownTimeout(Duration.ofSeconds(5))
+            .build()) {
+            runtime.start();
+            List<TaskRequest> requests = new ArrayList<>();
+            for (int i = 0; i < 10_000; i++) { // ten index calls
+                requests.add(TaskRequest.of("reminder.send", "r" + i).delay(Duration.ofMinutes(10)).build());
+            }
+            runtime.queue().scheduleAll(requests);
+
+            runtime.stop();
+            assertThat(index.size(0) + index.size(1)).as("tasks in the index when the stop returned")
+                .isEqualTo(10_000);
+        }
+        finally {
+            redis.destroy();
+        }
+    }
+
+    /** But a Redis that hangs does not hold the stop: it waits 2 s at most for the index, not Redis's timeout. */
+    @Test
+    void aStopDoesNotWaitForARedisThatHangs() {
+        DataSource dataSource = TestServices.newDatabase().dataSource();
+        URI server = URI.create(TestServices.redisUrl());
+        try (TcpProxy proxy = new TcpProxy(server.getHost(), server.getPort())) {
+            LettuceConnectionFactory redis = new LettuceConnectionFactory(
+                    new RedisStandaloneConfiguration("127.0.0.1", proxy.port()));
+            redis.afterPropertiesSet();
+            redis.start();
+            try (DelayQueueRuntime runtime = DelayQueueRuntime.builder(dataSource)
+                .initializeSchema(true)
+                .timeIndex(new RedisTimeIndex(redis, TestServices.newKeyPrefix(), 2))
+                .handlers(new Reminders())
+                .shutdownTimeout(Duration.ofSeconds(1))
+                .build()) {
+                runtime.start();
+                proxy.freeze();
+                List<TaskRequest> requests = new ArrayList<>();
+                for (int i = 0; i < 5_000; i++) { // five index calls: one under way, four queued
+                    requests.add(TaskRequest.of("reminder.send", "r" + i).delay(Duration.ofMinutes(10)).build());
+                }
+                runtime.queue().scheduleAll(requests);
+
+                long start = System.nanoTime();
+                runtime.stop();
+                // Lettuce's command timeout is 60 s; the stop's wait for the index 2 s, the engine's drain beside it
+                assertThat((System.nanoTime() - start) / 1_000_000).as("the stop, ms").isLessThan(15_000);
+                proxy.thaw();
+            }
+            finally {
+                redis.destroy();
+            }
         }
     }
 
