@@ -384,8 +384,10 @@ class DelayQueueEngine {
     void halt() {
         running = false;
         dispatcher.halt();
-        pool.halt();
+        // the writer first: the handlers the pool interrupts hand in results ("could not renew its lease: goes
+        // back"), which a writer still running wrote, so a fault test's survivor took the tasks before their lease
         resultWriter.halt();
+        pool.halt();
         jobs.forEach(PeriodicJob::stop);
         indexer.index().unsubscribe();
         endKeepAlive();
