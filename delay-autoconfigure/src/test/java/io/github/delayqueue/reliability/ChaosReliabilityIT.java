@@ -85,6 +85,7 @@ class ChaosReliabilityIT {
         Map<Long, Long> dueByCaller = new ConcurrentHashMap<>();
         AtomicInteger refused = new AtomicInteger();
         AtomicInteger unknown = new AtomicInteger();
+        AtomicInteger unknownRows = new AtomicInteger();
         AtomicInteger commitUnknown = new AtomicInteger();
         long start = System.currentTimeMillis();
         ExecutorService producers = Executors.newFixedThreadPool(PRODUCERS);
@@ -96,6 +97,7 @@ class ChaosReliabilityIT {
                 while (System.currentTimeMillis() - start < SCHEDULING_MILLIS) {
                     Instant due = Instant.now().plusMillis(ThreadLocalRandom.current().nextLong(0, 5_000));
                     String payload = thread + "-" + n++;
+                    int rows = n % 3 != 0 && n % 7 == 0 ? 2 : 1; // what the call writes, were it stored
                     try {
                         if (n % 3 == 0) {
                             boolean[] scheduled = new boolean[1];
@@ -131,6 +133,7 @@ class ChaosReliabilityIT {
                     }
                     catch (OutcomeUnknownException ex) {
                         unknown.incrementAndGet(); // may exist: judged with every other row below
+                        unknownRows.addAndGet(rows);
                     }
                     catch (DelayQueueException | org.springframework.dao.DataAccessException
                             | org.springframework.transaction.TransactionException ex) {
@@ -193,9 +196,14 @@ class ChaosReliabilityIT {
         assertThat(dueByCaller.size()).as("tasks scheduled").isGreaterThan(PRODUCERS * 50);
         assertThat(refused.get() + unknown.get() + commitUnknown.get()).as("calls the database outage refused")
             .isPositive();
+        // the rows no returned call named, by payload ("<thread>-<n>", "a"/"b" for the two of a scheduleAll, every
+        // third call in a caller's transaction): which kind of call stored them, if they are more than expected
+        List<Map<String, Object>> unnamed = jdbc.queryForList("SELECT id, payload, task_key FROM delay_task").stream()
+            .filter(row -> !dueByCaller.containsKey(((Number) row.get("id")).longValue())).toList();
+        System.out.println("[chaos] rows no returned call named: " + unnamed);
         assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM delay_task", Integer.class))
             .as("rows: every returned task, and the calls (or callers' commits) of unknown outcome that were stored")
-            .isBetween(dueByCaller.size(), dueByCaller.size() + unknown.get() + commitUnknown.get());
+            .isBetween(dueByCaller.size(), dueByCaller.size() + unknownRows.get() + commitUnknown.get());
         List<String> problems = new ArrayList<>();
         for (Map.Entry<Long, Long> task : dueByCaller.entrySet()) {
             List<Journal.Start> starts = new ArrayList<>(journal.startsOf(task.getKey()));
