@@ -318,7 +318,7 @@ class SchedulingGuaranteesIT {
                 CREATE TRIGGER slow_keys BEFORE INSERT ON delay_task FOR EACH ROW
                 BEGIN
                   IF NEW.task_key LIKE 'slow-%' THEN
-                    DO SLEEP(1);
+                    DO SLEEP(2);
                   END IF;
                 END""");
         CountDownLatch commit = new CountDownLatch(1);
@@ -341,9 +341,11 @@ class SchedulingGuaranteesIT {
                     return queue.schedule(keyed("held", key));
                 }));
             }
-            for (String slow : List.of("slow-1", "slow-2")) {
-                threads.submit(() -> queue.schedule(keyed("slow", slow)));
-            }
+            // one after the other, so that they are two writes: queued at once, they could share one, whose rows
+            // sleep in turn, and two never sleep at the same time (a CI run waited 20 s for it)
+            threads.submit(() -> queue.schedule(keyed("slow", "slow-1")));
+            await().atMost(20, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(10)).until(() -> sleepingWrites() == 1);
+            threads.submit(() -> queue.schedule(keyed("slow", "slow-2")));
             await().atMost(20, TimeUnit.SECONDS).pollInterval(Duration.ofMillis(10)).until(() -> sleepingWrites() == 2);
             go.countDown();
             for (Future<Long> call : other) {
