@@ -67,7 +67,7 @@ public final class BenchMain {
             BenchRun run = new BenchRun(options, servers, spec);
             RunResult result;
             try {
-                result = (spec.fresh() ? FreshJvm.run(args, spec) : run.execute()).withCommit(commit);
+                result = (spec.fresh() ? FreshJvm.run(args, spec, options.coldRaw) : run.execute()).withCommit(commit);
                 if (result.error() != null) {
                     ok = false;
                     System.err.println("[bench] " + run.describe() + " failed: " + result.error());
@@ -107,7 +107,8 @@ public final class BenchMain {
         for (RunSpec spec : RunSpec.expand(options)) {
             RunResult result;
             try {
-                result = new BenchRun(options, servers, spec).execute();
+                BenchRun run = new BenchRun(options, servers, spec);
+                result = options.coldRawChild ? run.executeColdRaw() : run.execute();
             }
             catch (Exception | Error ex) {
                 ok = false;

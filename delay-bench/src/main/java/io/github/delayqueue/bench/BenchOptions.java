@@ -42,6 +42,9 @@ final class BenchOptions {
               --jvm fresh|warm[,..]            enqueue: fresh = the measured calls are the first thing a JVM of
                                                their own does (a child JVM per run); warm = in this JVM, after a
                                                warm-up of the same calls (default warm)
+              --cold-raw true|false            enqueue fresh: also time the raw single-call loop cold, in a child
+                                               JVM of its own per run (the instances started, no untimed calls
+                                               first), beside the warm one (default false)
               --tx none|business-row[,..]      enqueue: each schedule() alone, or inside a Spring transaction that
                                                also inserts a row into bench_order (default none)
               --keyed false|true[,..]          enqueue: true = each call passes a key of its own (default key
@@ -165,6 +168,12 @@ final class BenchOptions {
      */
     Integer freshChild;
 
+    /** enqueue fresh: whether each run also times the raw single-call loop cold, in a child JVM of its own. */
+    boolean coldRaw;
+
+    /** Set only in the child JVM that times the cold raw loop ({@link BenchRun#executeColdRaw}). */
+    boolean coldRawChild;
+
     boolean clientCounts = true;
 
     int bulkTasks = 100_000;
@@ -248,6 +257,8 @@ final class BenchOptions {
             case "tx" -> txs = list(value, v -> oneOf("tx", v, TX_NONE, TX_BUSINESS_ROW));
             case "keyed" -> keyeds = list(value, v -> bool("keyed", v));
             case "fresh-child" -> freshChild = positive("fresh-child", value);
+            case "cold-raw" -> coldRaw = bool("cold-raw", value);
+            case "cold-raw-child" -> coldRawChild = bool("cold-raw-child", value);
             case "redis" -> redis = list(value, v -> {
                 String redis = v.toLowerCase(Locale.ROOT);
                 if (!redis.equals("single") && !redis.equals("cluster")) {

@@ -134,6 +134,45 @@ final class BenchRun {
         }
     }
 
+    /**
+     * The cold raw loop of a fresh run ({@code --cold-raw}), in a child JVM of its own: the instances start as in
+     * {@link #execute} (the same context start, Flyway and pools before the first call), then the raw single-call
+     * loop runs with no untimed calls before it. Its rate is what a hand-written loop makes as the first calls of a
+     * JVM in the state the measured calls meet; set beside theirs, it says how much of a fresh run's gap to the warm
+     * raw loop is the JVM's and the driver's warm-up, which any code pays, and how much is the library's.
+     */
+    RunResult executeColdRaw() throws Exception {
+        String database = Servers.newName("delay_bench_");
+        String prefix = Servers.newName("delay-bench-");
+        Workload workload = Workload.of(spec.workload());
+        int n = options.tasks(spec.workload());
+        RedisTarget redis = servers.redis(spec.cluster());
+        Instances instances = new Instances(options, servers, spec, database, prefix, workload.properties(options));
+        Map<String, Object> result = header(n);
+        try {
+            servers.createDatabase(database);
+            log(describe() + ": starting " + spec.instances() + " instance(s) on " + database + ", for the raw loop");
+            for (int i = 0; i < spec.instances(); i++) {
+                instances.start(new BenchApp.Slot(new Recorder(Plan.build(options, spec.workload(), spec.rate(), 42L),
+                        spec.instances()), i, new AtomicInteger()));
+            }
+            RedisTarget index = spec.mode().equals("hybrid") ? redis : null;
+            Ceiling ceiling = new Ceiling(servers, database, prefix + ":cold", index);
+            ceiling.createTable(table);
+            log("raw loop, cold: " + n + " single calls from " + spec.callers() + " threads, none before them");
+            result.putAll(new RawCalls(servers, database, ceiling, index, spec.keyed())
+                .coldSingle(n, spec.callers(), System.currentTimeMillis() + 1_800_000L));
+            ceiling.dropTable();
+            return new RunResult(result);
+        }
+        finally {
+            instances.close();
+            redis.close();
+            servers.dropDatabase(database);
+            servers.deleteKeys(prefix, spec.cluster());
+        }
+    }
+
     private Map<String, Object> header(int n) {
         Map<String, Object> result = new LinkedHashMap<>();
         String name = spec.workload();

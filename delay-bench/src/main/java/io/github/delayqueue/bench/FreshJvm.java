@@ -7,7 +7,9 @@ import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A fresh enqueue run in a child JVM of its own, so the measured calls are the first thing that JVM does: no earlier
@@ -21,13 +23,42 @@ final class FreshJvm {
 
     static final String RESULT = "bench-result: ";
 
+    /** Appended to a fresh run's command line for its cold raw loop ({@link BenchRun#executeColdRaw}). */
+    static final List<String> COLD_RAW_CHILD = List.of("--cold-raw-child", "true");
+
     private FreshJvm() {
     }
 
-    static RunResult run(String[] args, RunSpec spec) throws Exception {
+    /**
+     * The run in a child JVM; with {@code coldRaw}, then the raw single-call loop in another child JVM, cold
+     * ({@link BenchRun#executeColdRaw}), its figures and the calls' ratio to it added to the run's.
+     */
+    static RunResult run(String[] args, RunSpec spec, boolean coldRaw) throws Exception {
+        BenchRun.log(spec.describe() + ": in a fresh JVM");
+        RunResult result = child(args, spec, List.of());
+        if (!coldRaw || result.error() != null) {
+            return result;
+        }
+        BenchRun.log(spec.describe() + ": the raw loop, cold, in a fresh JVM");
+        RunResult cold = child(args, spec, COLD_RAW_CHILD);
+        Map<String, Object> fields = new LinkedHashMap<>(result.fields());
+        cold.fields().forEach((key, value) -> {
+            if (key.startsWith("raw_cold_")) {
+                fields.put(key, value);
+            }
+        });
+        if (cold.error() != null) { // the run fails with it, as the measured child's own error would
+            fields.put("error", "the cold raw loop: " + cold.error());
+        }
+        fields.put("single_vs_raw_cold", CeilingRuns.ratio(fields.get("single_per_s"),
+                fields.get("raw_cold_single_per_s")));
+        return new RunResult(fields);
+    }
+
+    private static RunResult child(String[] args, RunSpec spec, List<String> extra) throws Exception {
         List<String> command = command(javaBinary(), ManagementFactory.getRuntimeMXBean().getInputArguments(),
                 System.getProperty("java.class.path"), args, spec);
-        BenchRun.log(spec.describe() + ": in a fresh JVM");
+        command.addAll(extra);
         Process child = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         Thread stop = new Thread(child::destroy, "bench-fresh-jvm-stop"); // Ctrl-C: the child cleans up its own
         Runtime.getRuntime().addShutdownHook(stop);

@@ -77,6 +77,18 @@ final class RawCalls {
                 "raw_single_call_");
     }
 
+    /**
+     * The raw single-call loop with no untimed calls before it, for a JVM that has made none yet ({@code --cold-raw}):
+     * {@code raw_cold_single_per_s} and {@code raw_cold_single_call_*}.
+     */
+    Map<String, Object> coldSingle(int n, int threads, long dueAt) throws Exception {
+        Calls.Times times = Calls.run("raw-cold-single", n, threads,
+                thread -> new RawCaller("raw-cold-single", dueAt, false));
+        Map<String, Object> result = new LinkedHashMap<>();
+        times.describe("raw_cold_single_per_s", "raw_cold_single_call_", result);
+        return result;
+    }
+
     /** The raw business-row transaction loop on plain JDBC: {@code raw_tx_per_s} and {@code raw_tx_call_*}. */
     Map<String, Object> inTransaction(int n, int threads, long dueAt) throws Exception {
         createOrderTable();

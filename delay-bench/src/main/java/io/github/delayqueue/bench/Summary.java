@@ -43,6 +43,7 @@ final class Summary {
                 new Column("tx", "tx"), new Column("keyed", "keyed"), new Column("tasks", "tasks"),
                 new Column("single_per_s", "schedule()/s"), new Column("raw_jvm", "raw jvm"),
                 new Column("raw_single_per_s", "raw/s"), new Column("single_vs_raw", "vs raw"),
+                new Column("raw_cold_single_per_s", "raw cold/s"), new Column("single_vs_raw_cold", "vs raw cold"),
                 new Column("raw_tx_per_s", "raw tx/s"), new Column("single_vs_raw_tx", "vs raw tx"),
                 new Column("raw_app_tx_per_s", "raw app tx/s"), new Column("single_vs_raw_app_tx", "vs raw app tx"),
                 new Column("calls_overlapped_drain", "beside drain"), new Column("single_call_p50_ms", "call p50 ms"),

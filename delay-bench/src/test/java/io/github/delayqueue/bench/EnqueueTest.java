@@ -59,6 +59,9 @@ class EnqueueTest {
         assertThat(options.warmup("burst")).isEqualTo(1000);
         assertThat(BenchOptions.parse("--warmup", "50").warmup("enqueue")).isEqualTo(50);
         assertThat(options.isFreshChild()).isFalse();
+        assertThat(options.coldRaw).isFalse();
+        assertThat(BenchOptions.parse("--cold-raw", "true").coldRaw).isTrue();
+        assertThatThrownBy(() -> BenchOptions.parse("--cold-raw", "cold")).hasMessageContaining("--cold-raw");
         assertThatThrownBy(() -> BenchOptions.parse("--jvm", "hot")).hasMessageContaining("--jvm");
         assertThatThrownBy(() -> BenchOptions.parse("--tx", "required")).hasMessageContaining("--tx");
         assertThatThrownBy(() -> BenchOptions.parse("--keyed", "maybe")).hasMessageContaining("--keyed");
@@ -81,6 +84,14 @@ class EnqueueTest {
         assertThat(child.isFreshChild()).isTrue();
         assertThat(child.tasks("enqueue")).isEqualTo(500); // the given options still apply
         assertThat(RunSpec.expand(child)).containsExactly(spec);
+        assertThat(child.coldRawChild).isFalse();
+
+        List<String> coldRaw = new ArrayList<>(command.subList(4, command.size()));
+        coldRaw.addAll(FreshJvm.COLD_RAW_CHILD);
+        BenchOptions coldChild = BenchOptions.parse(coldRaw.toArray(String[]::new));
+        assertThat(coldChild.coldRawChild).isTrue();
+        assertThat(coldChild.isFreshChild()).isTrue();
+        assertThat(RunSpec.expand(coldChild)).containsExactly(spec);
 
         List<String> fromClasses = FreshJvm.command("java", List.of(), "a.jar" + File.pathSeparator + "classes",
                 args, spec);
