@@ -149,6 +149,11 @@ final class BenchRun {
         RedisTarget redis = servers.redis(spec.cluster());
         Instances instances = new Instances(options, servers, spec, database, prefix, workload.properties(options));
         Map<String, Object> result = header(n);
+        Thread cleanUp = new Thread(() -> {
+            servers.dropDatabase(database);
+            servers.deleteKeys(prefix, spec.cluster());
+        }, "bench-cleanup");
+        Runtime.getRuntime().addShutdownHook(cleanUp); // the parent's Ctrl-C ends this JVM too
         try {
             servers.createDatabase(database);
             log(describe() + ": starting " + spec.instances() + " instance(s) on " + database + ", for the raw loop");
@@ -170,6 +175,12 @@ final class BenchRun {
             redis.close();
             servers.dropDatabase(database);
             servers.deleteKeys(prefix, spec.cluster());
+            try {
+                Runtime.getRuntime().removeShutdownHook(cleanUp);
+            }
+            catch (IllegalStateException ex) {
+                // shutting down already
+            }
         }
     }
 
