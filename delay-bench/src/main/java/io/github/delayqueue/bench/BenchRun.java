@@ -49,11 +49,7 @@ final class BenchRun {
         Recorder recorder = new Recorder(plan, spec.instances());
         AtomicInteger warmups = new AtomicInteger();
         boolean cluster = spec.cluster();
-        Thread cleanUp = new Thread(() -> {
-            servers.dropDatabase(database);
-            servers.deleteKeys(prefix, cluster);
-        }, "bench-cleanup");
-        Runtime.getRuntime().addShutdownHook(cleanUp);
+        Leftovers leftovers = new Leftovers(database, prefix, cluster);
         RedisTarget redis = servers.redis(cluster);
         Run run = new Run(options, servers, spec, database, prefix, table, plan, recorder, redis);
         Instances instances = new Instances(options, servers, spec, database, prefix, workload.properties(options));
@@ -123,14 +119,7 @@ final class BenchRun {
             workload.close();
             instances.close();
             redis.close();
-            servers.dropDatabase(database);
-            servers.deleteKeys(prefix, cluster);
-            try {
-                Runtime.getRuntime().removeShutdownHook(cleanUp);
-            }
-            catch (IllegalStateException ex) {
-                // shutting down already
-            }
+            leftovers.remove();
         }
     }
 
@@ -149,11 +138,7 @@ final class BenchRun {
         RedisTarget redis = servers.redis(spec.cluster());
         Instances instances = new Instances(options, servers, spec, database, prefix, workload.properties(options));
         Map<String, Object> result = header(n);
-        Thread cleanUp = new Thread(() -> {
-            servers.dropDatabase(database);
-            servers.deleteKeys(prefix, spec.cluster());
-        }, "bench-cleanup");
-        Runtime.getRuntime().addShutdownHook(cleanUp); // the parent's Ctrl-C ends this JVM too
+        Leftovers leftovers = new Leftovers(database, prefix, spec.cluster()); // the parent's Ctrl-C ends this JVM too
         try {
             servers.createDatabase(database);
             log(describe() + ": starting " + spec.instances() + " instance(s) on " + database + ", for the raw loop");
@@ -173,14 +158,7 @@ final class BenchRun {
         finally {
             instances.close();
             redis.close();
-            servers.dropDatabase(database);
-            servers.deleteKeys(prefix, spec.cluster());
-            try {
-                Runtime.getRuntime().removeShutdownHook(cleanUp);
-            }
-            catch (IllegalStateException ex) {
-                // shutting down already
-            }
+            leftovers.remove();
         }
     }
 
@@ -229,5 +207,40 @@ final class BenchRun {
         }
         result.put("clock_offset_ms", offsets);
         result.put("clock_uncertainty_ms", uncertainty);
+    }
+
+    /** A run's database and Redis key prefix: removed at its end, and by a shutdown hook on a Ctrl-C before that. */
+    private final class Leftovers {
+
+        private final String database;
+
+        private final String prefix;
+
+        private final boolean cluster;
+
+        private final Thread hook;
+
+        Leftovers(String database, String prefix, boolean cluster) {
+            this.database = database;
+            this.prefix = prefix;
+            this.cluster = cluster;
+            this.hook = new Thread(this::drop, "bench-cleanup");
+            Runtime.getRuntime().addShutdownHook(hook);
+        }
+
+        void remove() {
+            drop();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            }
+            catch (IllegalStateException ex) {
+                // shutting down already
+            }
+        }
+
+        private void drop() {
+            servers.dropDatabase(database);
+            servers.deleteKeys(prefix, cluster);
+        }
     }
 }
